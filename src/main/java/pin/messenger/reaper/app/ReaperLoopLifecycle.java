@@ -1,0 +1,37 @@
+package pin.messenger.reaper.app;
+
+import org.springframework.context.SmartLifecycle;
+import pin.messenger.reaper.core.ReaperLoop;
+
+/** Starts the loop when the context is ready and stops it (gracefully) first on shutdown. */
+final class ReaperLoopLifecycle implements SmartLifecycle {
+  private final ReaperLoop loop;
+  private volatile boolean running;
+
+  ReaperLoopLifecycle(ReaperLoop loop) {
+    this.loop = loop;
+  }
+
+  @Override
+  public void start() {
+    loop.start();
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    loop.close();
+    running = false;
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Stop before the DataSource and other infrastructure go away. */
+  @Override
+  public int getPhase() {
+    return Integer.MAX_VALUE - 100;
+  }
+}

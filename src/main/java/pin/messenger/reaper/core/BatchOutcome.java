@@ -1,0 +1,15 @@
+package pin.messenger.reaper.core;
+
+/** Counts of one committed (or, in a dry run, rolled back) batch of one phase. */
+public record BatchOutcome(int claimed, int closed, int skippedLocked, int failed, int raceLost) {
+  static final BatchOutcome EMPTY = new BatchOutcome(0, 0, 0, 0, 0);
+
+  BatchOutcome plus(BatchOutcome o) {
+    return new BatchOutcome(
+        claimed + o.claimed,
+        closed + o.closed,
+        skippedLocked + o.skippedLocked,
+        failed + o.failed,
+        raceLost + o.raceLost);
+  }
+}

@@ -1,0 +1,281 @@
+package pin.messenger.reaper.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * One cycle of the ConferenceRoomReaperJob: take the single-runner lock, run the three phases in order (one
+ * transaction per batch), dispatch after commit. {@link #runOnce} is all the work; a scheduler only calls it.
+ */
+public final class ConferenceRoomReaper {
+  private static final Logger log = LoggerFactory.getLogger(ConferenceRoomReaper.class);
+
+  /** Longest wait before a poison row is tried again; the first retry waits one polling interval, then doubling. */
+  public static final Duration POISON_RETRY_CAP = Duration.ofMinutes(15);
+
+  private final ReaperStore store;
+  private final ConferenceRoomReaperOptions options;
+  private final ReaperObserver observer;
+  private final List<ConferenceEndedListener> listeners;
+
+  public ConferenceRoomReaper(
+      ReaperStore store,
+      ConferenceRoomReaperOptions options,
+      ReaperObserver observer,
+      List<ConferenceEndedListener> listeners) {
+    this.store = store;
+    this.options = options;
+    this.observer = observer == null ? ReaperObserver.NONE : observer;
+    this.listeners = List.copyOf(listeners);
+  }
+
+  public ConferenceRoomReaperOptions options() {
+    return options;
+  }
+
+  /** Runs one cycle at {@code asOf} and commits what it decides. */
+  public CycleResult runOnce(Instant asOf, Cancellation cancellation) {
+    return run(asOf, cancellation, false);
+  }
+
+  /** Runs one cycle at {@code asOf} and rolls every batch back: reports what a real cycle would do. */
+  public CycleResult dryRun(Instant asOf) {
+    return run(asOf, Cancellation.NONE, true);
+  }
+
+  private CycleResult run(Instant asOf, Cancellation cancellation, boolean dryRun) {
+    String jobRunId = UUID.randomUUID().toString();
+    long start = System.nanoTime();
+    MDC.put("jobRunId", jobRunId);
+    try {
+      log.atInfo()
+          .addKeyValue("jobRunId", jobRunId)
+          .addKeyValue("asOf", asOf)
+          .addKeyValue("dryRun", dryRun)
+          .log("cycle started");
+      cancellation.throwIfCancelled();
+      Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
+      boolean acquired;
+      try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
+        acquired = lock.acquired();
+        if (acquired) {
+          runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes);
+        } else {
+          log.atInfo().addKeyValue("jobRunId", jobRunId).log("cycle skipped: run lock held by another runner");
+        }
+      }
+      CycleResult result = result(jobRunId, asOf, acquired, outcomes, start, dryRun);
+      log.atInfo()
+          .addKeyValue("jobRunId", jobRunId)
+          .addKeyValue("lockAcquired", result.lockAcquired())
+          .addKeyValue("emptyTimeout", result.emptyTimeout())
+          .addKeyValue("provisionFailed", result.provisionFailed())
+          .addKeyValue("staleTimeout", result.staleTimeout())
+          .addKeyValue("skippedLocked", result.skippedLocked())
+          .addKeyValue("failed", result.failed())
+          .addKeyValue("raceLost", result.raceLost())
+          .addKeyValue("durationMs", result.durationMs())
+          .addKeyValue("dryRun", dryRun)
+          .log("cycle completed");
+      observer.cycleCompleted(result);
+      return result;
+    } catch (RuntimeException e) {
+      observer.cycleFailed(jobRunId, e);
+      throw e;
+    } finally {
+      MDC.remove("jobRunId");
+    }
+  }
+
+  private void runPhases(
+      ReaperStore.RunLock lock,
+      Instant asOf,
+      String jobRunId,
+      Cancellation cancellation,
+      boolean dryRun,
+      long start,
+      Map<Phase, BatchOutcome> outcomes) {
+    long deadline = start + options.maxRunDuration().toNanos();
+    for (Phase phase : Phase.values()) {
+      BatchOutcome total = BatchOutcome.EMPTY;
+      while (true) {
+        cancellation.throwIfCancelled();
+        if (System.nanoTime() - deadline > 0) {
+          log.atWarn()
+              .addKeyValue("jobRunId", jobRunId)
+              .addKeyValue("phase", phase.label())
+              .addKeyValue("maxRunDuration", options.maxRunDuration())
+              .log("cycle deadline reached, remaining work left for the next cycle");
+          outcomes.merge(phase, total, BatchOutcome::plus);
+          return;
+        }
+        lock.verifyHeld();
+        BatchOutcome batch = runBatch(phase, asOf, jobRunId, cancellation, dryRun);
+        total = total.plus(batch);
+        boolean full = batch.claimed() >= options.batchSize();
+        if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
+          break;
+        }
+        pause(options.drainPause(), cancellation);
+      }
+      outcomes.put(phase, total);
+    }
+  }
+
+  private BatchOutcome runBatch(
+      Phase phase, Instant asOf, String jobRunId, Cancellation cancellation, boolean dryRun) {
+    Instant cutoff = phase.cutoff(asOf, options);
+    ReaperStore.ApplyResult applied;
+    Map<UUID, String> poison = new LinkedHashMap<>();
+    int claimedCount;
+    int skippedLocked;
+    try (ReaperStore.Batch batch = store.beginBatch(options.statementTimeout(), options.lockTtl())) {
+      cancellation.throwIfCancelled();
+      List<ConferenceSession> claimed = batch.claim(phase, cutoff, asOf, options.batchSize());
+      claimedCount = claimed.size();
+      cancellation.throwIfCancelled();
+      skippedLocked = batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize());
+      log.atInfo()
+          .addKeyValue("jobRunId", jobRunId)
+          .addKeyValue("phase", phase.label())
+          .addKeyValue("count", claimedCount)
+          .addKeyValue("skippedLocked", skippedLocked)
+          .log("batch selected");
+
+      List<Transition> closes = new ArrayList<>(claimed.size());
+      List<Transition> skipped = new ArrayList<>();
+      for (ConferenceSession s : claimed) {
+        Decision d = ReaperDecision.decide(phase, s, asOf, options);
+        if (d instanceof Decision.Close close) {
+          closes.add(close.transition());
+        } else if (d instanceof Decision.Poison p) {
+          poison.put(s.id(), p.reason());
+        } else if (d instanceof Decision.Skip skip) {
+          log.atDebug()
+              .addKeyValue("conferenceId", s.id())
+              .addKeyValue("phase", phase.label())
+              .addKeyValue("reason", skip.reason())
+              .log("conference left alone");
+        }
+      }
+      cancellation.throwIfCancelled();
+      applied =
+          closes.isEmpty()
+              ? new ReaperStore.ApplyResult(List.of(), List.of(), Map.of())
+              : batch.apply(closes, jobRunId, asOf);
+      poison.putAll(applied.failed());
+      if (!poison.isEmpty()) {
+        cancellation.throwIfCancelled();
+        batch.recordFailures(poison, asOf, options.pollingInterval(), POISON_RETRY_CAP);
+      }
+      cancellation.throwIfCancelled();
+      if (!dryRun) {
+        batch.commit();
+      }
+    }
+    afterCommit(phase, jobRunId, applied, poison, dryRun);
+    // Claimed but neither closed nor poison: the decision found it no longer due, or the status guard matched nothing.
+    int raceLost = claimedCount - applied.applied().size() - poison.size();
+    BatchOutcome outcome =
+        new BatchOutcome(claimedCount, applied.applied().size(), skippedLocked, poison.size(), raceLost);
+    if (!dryRun) {
+      observer.batchCommitted(phase, outcome);
+    }
+    return outcome;
+  }
+
+  private void afterCommit(
+      Phase phase, String jobRunId, ReaperStore.ApplyResult applied, Map<UUID, String> poison, boolean dryRun) {
+    poison.forEach(
+        (id, error) -> {
+          log.atError()
+              .addKeyValue("jobRunId", jobRunId)
+              .addKeyValue("conferenceId", id)
+              .addKeyValue("phase", phase.label())
+              .addKeyValue("error", error)
+              .addKeyValue("dryRun", dryRun)
+              .log("item failed");
+          observer.itemFailed(jobRunId, phase, id, error);
+        });
+    for (Transition t : applied.applied()) {
+      ConferenceSession s = t.session();
+      log.atInfo()
+          .addKeyValue("jobRunId", jobRunId)
+          .addKeyValue("conferenceId", s.id())
+          .addKeyValue("chatId", s.chatId())
+          .addKeyValue("dealId", s.dealId())
+          .addKeyValue("phase", phase.label())
+          .addKeyValue("status", t.to())
+          .addKeyValue("endReason", t.endReason())
+          .addKeyValue("durationSeconds", t.durationSeconds())
+          .addKeyValue("dryRun", dryRun)
+          .log(dryRun ? "conference would be reaped" : "conference reaped");
+      if (dryRun) {
+        continue;
+      }
+      observer.conferenceReaped(jobRunId, t);
+      if (t.event() != null) {
+        dispatch(t.event());
+      }
+    }
+  }
+
+  private void dispatch(ConferenceEndedEvent event) {
+    for (ConferenceEndedListener listener : listeners) {
+      try {
+        listener.onConferenceEnded(event);
+      } catch (RuntimeException e) {
+        log.atWarn()
+            .addKeyValue("conferenceId", event.conferenceId())
+            .addKeyValue("listener", listener.getClass().getName())
+            .setCause(e)
+            .log("conference-ended listener failed; the close stays committed");
+      }
+    }
+  }
+
+  private static void pause(Duration pause, Cancellation cancellation) {
+    if (pause.isZero()) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CancellationException("interrupted while pausing between drain batches");
+    }
+    cancellation.throwIfCancelled();
+  }
+
+  private static CycleResult result(
+      String jobRunId,
+      Instant asOf,
+      boolean acquired,
+      Map<Phase, BatchOutcome> outcomes,
+      long start,
+      boolean dryRun) {
+    BatchOutcome all = outcomes.values().stream().reduce(BatchOutcome.EMPTY, BatchOutcome::plus);
+    return new CycleResult(
+        jobRunId,
+        asOf,
+        acquired,
+        outcomes.getOrDefault(Phase.EMPTY_ROOM, BatchOutcome.EMPTY).closed(),
+        outcomes.getOrDefault(Phase.PROVISION_TIMEOUT, BatchOutcome.EMPTY).closed(),
+        outcomes.getOrDefault(Phase.STALE_LIVE, BatchOutcome.EMPTY).closed(),
+        all.skippedLocked(),
+        all.failed(),
+        all.raceLost(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+        dryRun);
+  }
+}

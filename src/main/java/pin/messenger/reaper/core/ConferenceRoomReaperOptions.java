@@ -1,0 +1,243 @@
+package pin.messenger.reaper.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The reaper's options ({@code reaper.*}). Immutable and self-validating: construction fails with every violation,
+ * each naming the property and the value it had. Bad configuration is never replaced by a default.
+ *
+ * @param pollingInterval time between cycle starts ({@code reaper.polling-interval}, default 30 s)
+ * @param emptyRoomGrace how long an Active room may stay empty ({@code reaper.empty-room-grace}, default 90 s)
+ * @param provisionTimeout how long a room may stay Provisioning ({@code reaper.provision-timeout}, default 2 min)
+ * @param staleLiveTimeout how long an Active room may go without presence ({@code reaper.stale-live-timeout}, 4 h)
+ * @param batchSize conferences claimed per phase per transaction ({@code reaper.batch-size}, default 100)
+ * @param lockTtl after this the server frees the run lock and row locks of a hung holder ({@code reaper.lock-ttl}, 2 min)
+ * @param maxRunDuration a cycle starts no new batch past this ({@code reaper.max-run-duration}, default 30 s)
+ * @param statementTimeout server-side limit of one statement ({@code reaper.statement-timeout}, default 10 s)
+ * @param enabled the CONFERENCE_CALLS_ENABLED flag: when false the worker does not reap ({@code reaper.enabled})
+ * @param drainEnabled keep claiming full batches while the cycle's time allows ({@code reaper.drain.enabled}, off)
+ * @param drainPause pause between two drain batches of a phase ({@code reaper.drain.pause}, default 50 ms)
+ */
+public record ConferenceRoomReaperOptions(
+    Duration pollingInterval,
+    Duration emptyRoomGrace,
+    Duration provisionTimeout,
+    Duration staleLiveTimeout,
+    int batchSize,
+    Duration lockTtl,
+    Duration maxRunDuration,
+    Duration statementTimeout,
+    boolean enabled,
+    boolean drainEnabled,
+    Duration drainPause) {
+
+  public static final Duration DEFAULT_POLLING_INTERVAL = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_EMPTY_ROOM_GRACE = Duration.ofSeconds(90);
+  public static final Duration DEFAULT_PROVISION_TIMEOUT = Duration.ofMinutes(2);
+  public static final Duration DEFAULT_STALE_LIVE_TIMEOUT = Duration.ofHours(4);
+  public static final int DEFAULT_BATCH_SIZE = 100;
+  public static final int MAX_BATCH_SIZE = 10_000;
+  public static final Duration DEFAULT_LOCK_TTL = Duration.ofMinutes(2);
+  public static final Duration DEFAULT_MAX_RUN_DURATION = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_DRAIN_PAUSE = Duration.ofMillis(50);
+
+  /** PostgreSQL timeouts are whole milliseconds; anything shorter would be read as "no timeout". */
+  private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+
+  public ConferenceRoomReaperOptions {
+    List<String> errors = new ArrayList<>();
+    positive(errors, "reaper.polling-interval", pollingInterval);
+    positive(errors, "reaper.empty-room-grace", emptyRoomGrace);
+    positive(errors, "reaper.provision-timeout", provisionTimeout);
+    positive(errors, "reaper.stale-live-timeout", staleLiveTimeout);
+    positive(errors, "reaper.lock-ttl", lockTtl);
+    positive(errors, "reaper.max-run-duration", maxRunDuration);
+    positive(errors, "reaper.statement-timeout", statementTimeout);
+    if (drainPause == null || drainPause.isNegative()) {
+      errors.add("reaper.drain.pause must be zero or positive but was " + drainPause);
+    }
+    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+      errors.add("reaper.batch-size must be between 1 and " + MAX_BATCH_SIZE + " but was " + batchSize);
+    }
+    if (isPositive(maxRunDuration) && isPositive(lockTtl) && maxRunDuration.compareTo(lockTtl) >= 0) {
+      errors.add(
+          "reaper.max-run-duration must be shorter than reaper.lock-ttl ("
+              + lockTtl
+              + ") but was "
+              + maxRunDuration);
+    }
+    if (isPositive(emptyRoomGrace)
+        && isPositive(staleLiveTimeout)
+        && emptyRoomGrace.compareTo(staleLiveTimeout) >= 0) {
+      errors.add(
+          "reaper.empty-room-grace must be shorter than reaper.stale-live-timeout ("
+              + staleLiveTimeout
+              + ") but was "
+              + emptyRoomGrace);
+    }
+    if (isPositive(statementTimeout)
+        && isPositive(maxRunDuration)
+        && statementTimeout.compareTo(maxRunDuration) > 0) {
+      errors.add(
+          "reaper.statement-timeout must not exceed reaper.max-run-duration ("
+              + maxRunDuration
+              + ") but was "
+              + statementTimeout);
+    }
+    if (!errors.isEmpty()) {
+      throw new InvalidOptionsException(errors);
+    }
+  }
+
+  /** The spec's defaults. */
+  public static ConferenceRoomReaperOptions defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A copy with other values, for tests and tools. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.pollingInterval = pollingInterval;
+    b.emptyRoomGrace = emptyRoomGrace;
+    b.provisionTimeout = provisionTimeout;
+    b.staleLiveTimeout = staleLiveTimeout;
+    b.batchSize = batchSize;
+    b.lockTtl = lockTtl;
+    b.maxRunDuration = maxRunDuration;
+    b.statementTimeout = statementTimeout;
+    b.enabled = enabled;
+    b.drainEnabled = drainEnabled;
+    b.drainPause = drainPause;
+    return b;
+  }
+
+  /** The effective options, one line, for the start-up log. */
+  public String describe() {
+    return "pollingInterval="
+        + pollingInterval
+        + " emptyRoomGrace="
+        + emptyRoomGrace
+        + " provisionTimeout="
+        + provisionTimeout
+        + " staleLiveTimeout="
+        + staleLiveTimeout
+        + " batchSize="
+        + batchSize
+        + " lockTtl="
+        + lockTtl
+        + " maxRunDuration="
+        + maxRunDuration
+        + " statementTimeout="
+        + statementTimeout
+        + " enabled="
+        + enabled
+        + " drainEnabled="
+        + drainEnabled
+        + " drainPause="
+        + drainPause;
+  }
+
+  private static boolean isPositive(Duration d) {
+    return d != null && !d.isNegative() && !d.isZero();
+  }
+
+  private static void positive(List<String> errors, String property, Duration value) {
+    if (value == null) {
+      errors.add(property + " is required");
+    } else if (value.compareTo(MIN_TIMEOUT) < 0) {
+      errors.add(property + " must be at least 1ms but was " + value);
+    }
+  }
+
+  /** Builder starting from the defaults. */
+  public static final class Builder {
+    private Duration pollingInterval = DEFAULT_POLLING_INTERVAL;
+    private Duration emptyRoomGrace = DEFAULT_EMPTY_ROOM_GRACE;
+    private Duration provisionTimeout = DEFAULT_PROVISION_TIMEOUT;
+    private Duration staleLiveTimeout = DEFAULT_STALE_LIVE_TIMEOUT;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration lockTtl = DEFAULT_LOCK_TTL;
+    private Duration maxRunDuration = DEFAULT_MAX_RUN_DURATION;
+    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+    private boolean enabled = true;
+    private boolean drainEnabled = false;
+    private Duration drainPause = DEFAULT_DRAIN_PAUSE;
+
+    public Builder pollingInterval(Duration v) {
+      pollingInterval = v;
+      return this;
+    }
+
+    public Builder emptyRoomGrace(Duration v) {
+      emptyRoomGrace = v;
+      return this;
+    }
+
+    public Builder provisionTimeout(Duration v) {
+      provisionTimeout = v;
+      return this;
+    }
+
+    public Builder staleLiveTimeout(Duration v) {
+      staleLiveTimeout = v;
+      return this;
+    }
+
+    public Builder batchSize(int v) {
+      batchSize = v;
+      return this;
+    }
+
+    public Builder lockTtl(Duration v) {
+      lockTtl = v;
+      return this;
+    }
+
+    public Builder maxRunDuration(Duration v) {
+      maxRunDuration = v;
+      return this;
+    }
+
+    public Builder statementTimeout(Duration v) {
+      statementTimeout = v;
+      return this;
+    }
+
+    public Builder enabled(boolean v) {
+      enabled = v;
+      return this;
+    }
+
+    public Builder drainEnabled(boolean v) {
+      drainEnabled = v;
+      return this;
+    }
+
+    public Builder drainPause(Duration v) {
+      drainPause = v;
+      return this;
+    }
+
+    public ConferenceRoomReaperOptions build() {
+      return new ConferenceRoomReaperOptions(
+          pollingInterval,
+          emptyRoomGrace,
+          provisionTimeout,
+          staleLiveTimeout,
+          batchSize,
+          lockTtl,
+          maxRunDuration,
+          statementTimeout,
+          enabled,
+          drainEnabled,
+          drainPause);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package pin.messenger.reaper.core;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * A claimed conference as the reaper read it under its row lock, with what the event needs from the roster and the
+ * recordings. {@code status} is the raw column value so that an unknown value reaches the decision (and is rejected
+ * there) instead of failing the whole batch while reading.
+ *
+ * @param participants distinct users from the roster, in order of first join
+ * @param latestRecordingId the newest recording of the session, or null when it was never recorded
+ * @param activeRecordingIds recordings still Pending/Recording/Uploading: the recorder must be told to stop them
+ * @param reaperAttempts how many closes of this row failed before (poison bookkeeping)
+ */
+public record ConferenceSession(
+    UUID id,
+    UUID chatId,
+    UUID dealId,
+    UUID tenantId,
+    String mediaType,
+    String status,
+    UUID startedByUserId,
+    Instant createdAt,
+    Instant startedAt,
+    Instant lastActivityAt,
+    int activeParticipantCount,
+    int peakParticipantCount,
+    List<UUID> participants,
+    UUID latestRecordingId,
+    List<UUID> activeRecordingIds,
+    int reaperAttempts) {
+
+  public ConferenceSession {
+    participants = participants == null ? List.of() : List.copyOf(participants);
+    activeRecordingIds = activeRecordingIds == null ? List.of() : List.copyOf(activeRecordingIds);
+  }
+}

@@ -1,0 +1,103 @@
+package pin.messenger.reaper.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The periodic timer: ticks every polling interval on one thread, so a tick never starts on top of a running
+ * cycle (a late cycle delays the next tick instead of overlapping it). It only ticks: all work is
+ * {@link ConferenceRoomReaper#runOnce}. It catches everything a cycle throws, logs it and carries on.
+ */
+public final class ReaperLoop implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ReaperLoop.class);
+
+  private final ConferenceRoomReaper reaper;
+  private final Clock clock;
+  private final Consumer<CycleResult> onCycle;
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final Cancellation cancellation = stopping::get;
+  private ScheduledExecutorService executor;
+
+  public ReaperLoop(ConferenceRoomReaper reaper, Clock clock, Consumer<CycleResult> onCycle) {
+    this.reaper = reaper;
+    this.clock = clock;
+    this.onCycle = onCycle == null ? r -> {} : onCycle;
+  }
+
+  /** Starts ticking at a fixed rate, first tick now. */
+  public synchronized void start() {
+    if (executor != null) {
+      return;
+    }
+    ConferenceRoomReaperOptions options = reaper.options();
+    if (!options.enabled()) {
+      log.atWarn().log("conference-room-reaper disabled (reaper.enabled=false): no cycle will run");
+      return;
+    }
+    executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "conference-room-reaper");
+              t.setDaemon(false);
+              return t;
+            });
+    long period = options.pollingInterval().toMillis();
+    executor.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
+    log.atInfo().addKeyValue("pollingInterval", options.pollingInterval()).log("reaper loop started");
+  }
+
+  /** True while the loop is scheduled and not stopping. */
+  public synchronized boolean isRunning() {
+    return executor != null && !stopping.get();
+  }
+
+  void tick() {
+    if (stopping.get()) {
+      return;
+    }
+    try {
+      onCycle.accept(reaper.runOnce(clock.instant(), cancellation));
+    } catch (java.util.concurrent.CancellationException e) {
+      log.atInfo().log("cycle cancelled by shutdown; its open batch was rolled back");
+    } catch (Throwable e) {
+      // Never let an exception kill the timer: the next tick retries (candidates are still active).
+      log.atError().setCause(e).log("cycle failed; the batch was rolled back and the next cycle retries");
+    }
+  }
+
+  /**
+   * Stops ticking. A cycle in progress sees the stop at its next storage call: its open batch rolls back whole (or
+   * has committed whole), the run lock is released, then this returns.
+   */
+  @Override
+  public void close() {
+    ScheduledExecutorService ex;
+    synchronized (this) {
+      ex = executor;
+      stopping.set(true);
+    }
+    if (ex == null) {
+      return;
+    }
+    ex.shutdown();
+    Duration wait = reaper.options().maxRunDuration().plus(reaper.options().statementTimeout());
+    try {
+      if (!ex.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.atWarn().log("cycle did not stop in time; interrupting it");
+        ex.shutdownNow();
+        ex.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      ex.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    log.atInfo().log("reaper loop stopped");
+  }
+}

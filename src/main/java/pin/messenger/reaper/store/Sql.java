@@ -1,0 +1,76 @@
+package pin.messenger.reaper.store;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/** JDBC helpers shared by the store's classes. */
+final class Sql {
+  private Sql() {}
+
+  /** PostgreSQL error classes that mean "this row's data cannot be written", not "the database is unwell". */
+  static boolean isDataError(SQLException e) {
+    String state = e.getSQLState();
+    return state != null
+        && (state.startsWith("22") // data exception
+            || state.startsWith("23") // integrity constraint violation
+            || state.startsWith("P0")); // raised by a trigger or function
+  }
+
+  /** SQLState and the first line of the server message: no row contents (the DETAIL line may carry values). */
+  static String describe(SQLException e) {
+    String message = String.valueOf(e.getMessage());
+    int nl = message.indexOf('\n');
+    if (nl >= 0) {
+      message = message.substring(0, nl);
+    }
+    if (message.length() > 500) {
+      message = message.substring(0, 500);
+    }
+    return "[" + e.getSQLState() + "] " + message;
+  }
+
+  static OffsetDateTime ts(Instant i) {
+    return i == null ? null : OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
+  }
+
+  static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  static UUID uuid(ResultSet rs, String column) throws SQLException {
+    return rs.getObject(column, UUID.class);
+  }
+
+  static List<UUID> uuids(ResultSet rs, String column) throws SQLException {
+    Array a = rs.getArray(column);
+    if (a == null) {
+      return List.of();
+    }
+    try {
+      return Arrays.asList((UUID[]) a.getArray());
+    } finally {
+      a.free();
+    }
+  }
+
+  static Array uuidArray(Connection c, List<UUID> values) throws SQLException {
+    return c.createArrayOf("uuid", values.toArray());
+  }
+
+  static Array textArray(Connection c, List<String> values) throws SQLException {
+    return c.createArrayOf("text", values.toArray());
+  }
+
+  static Array bigintArray(Connection c, List<Long> values) throws SQLException {
+    return c.createArrayOf("bigint", values.toArray());
+  }
+}

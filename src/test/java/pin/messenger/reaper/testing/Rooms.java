@@ -1,0 +1,185 @@
+package pin.messenger.reaper.testing;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** Writes conference rows the way the messenger's commands do, and reads back what the reaper did. */
+public final class Rooms {
+  private final DataSource dataSource;
+
+  public Rooms(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** A room to insert; fields are public for brevity in tests. */
+  public static final class Room {
+    public UUID id = UUID.randomUUID();
+    public UUID chatId = UUID.randomUUID();
+    public UUID dealId = UUID.randomUUID();
+    public UUID tenantId = UUID.randomUUID();
+    public String mediaType = "Video";
+    public String status = "Active";
+    public UUID startedBy = UUID.randomUUID();
+    public Instant createdAt;
+    public Instant startedAt;
+    public Instant lastActivityAt;
+    public int activeParticipants;
+    public int peakParticipants = 2;
+    public String endReason;
+  }
+
+  /** Active, empty since {@code lastActivity}, started 10 minutes before that. */
+  public static Room emptyActive(Instant lastActivity) {
+    Room r = new Room();
+    r.createdAt = lastActivity.minusSeconds(660);
+    r.startedAt = lastActivity.minusSeconds(600);
+    r.lastActivityAt = lastActivity;
+    return r;
+  }
+
+  /** Active with people in it, last presence at {@code lastActivity}. */
+  public static Room occupied(Instant lastActivity, int participants) {
+    Room r = emptyActive(lastActivity);
+    r.activeParticipants = participants;
+    return r;
+  }
+
+  /** Provisioning since {@code createdAt}. */
+  public static Room provisioning(Instant createdAt) {
+    Room r = new Room();
+    r.status = "Provisioning";
+    r.createdAt = createdAt;
+    r.lastActivityAt = createdAt;
+    r.peakParticipants = 0;
+    return r;
+  }
+
+  /** A terminal (history) row. */
+  public static Room ended(Instant endedAt) {
+    Room r = emptyActive(endedAt.minusSeconds(60));
+    r.status = "Ended";
+    r.endReason = "Completed";
+    return r;
+  }
+
+  public Room insert(Room r) {
+    insertAll(List.of(r));
+    return r;
+  }
+
+  public void insertAll(List<Room> rooms) {
+    String sql =
+        """
+        INSERT INTO messenger.conference_sessions
+          (id, chat_id, deal_id, tenant_id, media_type, status, end_reason, started_by_user_id, created_at,
+           started_at, ended_at, last_activity_at, updated_at, active_participant_count, peak_participant_count)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """;
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (Room r : rooms) {
+        ps.setObject(1, r.id);
+        ps.setObject(2, r.chatId);
+        ps.setObject(3, r.dealId);
+        ps.setObject(4, r.tenantId);
+        ps.setString(5, r.mediaType);
+        ps.setString(6, r.status);
+        ps.setString(7, r.endReason);
+        ps.setObject(8, r.startedBy);
+        ps.setObject(9, ts(r.createdAt));
+        ps.setObject(10, ts(r.startedAt));
+        ps.setObject(11, r.endReason == null ? null : ts(r.lastActivityAt));
+        ps.setObject(12, ts(r.lastActivityAt));
+        ps.setObject(13, ts(r.lastActivityAt));
+        ps.setInt(14, r.activeParticipants);
+        ps.setInt(15, r.peakParticipants);
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public void join(UUID conferenceId, UUID userId, Instant at) {
+    exec(
+        "INSERT INTO messenger.conference_participants (conference_id, user_id, joined_at) VALUES (?, ?, ?)",
+        conferenceId, userId, ts(at));
+  }
+
+  public UUID recording(UUID conferenceId, String status, Instant createdAt) {
+    UUID id = UUID.randomUUID();
+    exec(
+        "INSERT INTO messenger.call_recordings (id, conference_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        id, conferenceId, status, ts(createdAt), ts(createdAt));
+    return id;
+  }
+
+  /** The row as the reaper left it: column name → value. */
+  public Map<String, Object> row(UUID id) {
+    List<Map<String, Object>> rows = query("SELECT * FROM messenger.conference_sessions WHERE id = ?", id);
+    return rows.isEmpty() ? null : rows.get(0);
+  }
+
+  public String status(UUID id) {
+    return (String) row(id).get("status");
+  }
+
+  public long count(String sql, Object... params) {
+    return ((Number) query(sql, params).get(0).values().iterator().next()).longValue();
+  }
+
+  public List<Map<String, Object>> query(String sql, Object... params) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      List<Map<String, Object>> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+          Map<String, Object> row = new HashMap<>();
+          for (int i = 1; i <= n; i++) {
+            Object v = rs.getObject(i);
+            if (v instanceof java.sql.Timestamp || v instanceof OffsetDateTime) {
+              v = rs.getObject(i, OffsetDateTime.class).toInstant();
+            }
+            row.put(rs.getMetaData().getColumnLabel(i), v);
+          }
+          out.add(row);
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public int exec(String sql, Object... params) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static OffsetDateTime ts(Instant i) {
+    return i == null ? null : OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
+  }
+}
