@@ -1,0 +1,368 @@
+package pin.messenger.reaper.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import pin.messenger.reaper.core.Cancellation;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.CycleResult;
+import pin.messenger.reaper.core.LockLostException;
+import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.core.ReaperStore;
+import pin.messenger.reaper.core.StoreException;
+import pin.messenger.reaper.testing.Rooms;
+import pin.messenger.reaper.testing.Rooms.Room;
+import pin.messenger.reaper.testing.TestDatabase;
+
+/** Locks, races, parallel runners, hung holders, cancellation and infrastructure failures — with latches. */
+class ReaperConcurrencyTest {
+  static TestDatabase db;
+  static Rooms rooms;
+
+  final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
+  final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
+  PostgresReaperStore store;
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.create();
+    rooms = new Rooms(db.dataSource());
+  }
+
+  @AfterAll
+  static void close() {
+    db.close();
+  }
+
+  @BeforeEach
+  void clean() {
+    rooms.exec(
+        "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
+            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests");
+    store = new PostgresReaperStore(db.dataSource());
+  }
+
+  ConferenceRoomReaper reaper(ConferenceRoomReaperOptions o, ReaperStore s) {
+    return new ConferenceRoomReaper(s, o, ReaperObserver.NONE, List.of());
+  }
+
+  @Test
+  void run_lock_held_by_another_runner_skips_the_cycle_without_touching_rows() throws Exception {
+    Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
+    try (Connection other = db.newConnection()) {
+      other.setAutoCommit(false);
+      try (Statement st = other.createStatement()) {
+        st.execute("SELECT pg_advisory_xact_lock(hashtextextended('messenger.conference_room_reaper', 0))");
+      }
+
+      CycleResult result = reaper(options, store).runOnce(asOf, Cancellation.NONE);
+
+      assertThat(result.lockAcquired()).isFalse();
+      assertThat(result.reaped()).isZero();
+      assertThat(rooms.status(room.id)).isEqualTo("Active");
+      other.rollback();
+    }
+    assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).emptyTimeout()).isEqualTo(1);
+  }
+
+  @Test
+  void two_runners_at_once_only_one_runs_the_cycle() throws Exception {
+    rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
+    CountDownLatch insideCycle = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    // The listener runs after the batch commits but while the runner still holds the run lock.
+    ConferenceRoomReaper first =
+        new ConferenceRoomReaper(
+            store,
+            options,
+            ReaperObserver.NONE,
+            List.of(
+                e -> {
+                  insideCycle.countDown();
+                  awaitQuietly(release);
+                }));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<CycleResult> running = pool.submit(() -> first.runOnce(asOf, Cancellation.NONE));
+      assertThat(insideCycle.await(10, TimeUnit.SECONDS)).isTrue();
+
+      CycleResult second = reaper(options, new PostgresReaperStore(db.dataSource())).runOnce(asOf, Cancellation.NONE);
+
+      assertThat(second.lockAcquired()).isFalse();
+      release.countDown();
+      assertThat(running.get(10, TimeUnit.SECONDS).lockAcquired()).isTrue();
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
+    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(1);
+  }
+
+  @Test
+  void row_held_by_a_command_is_skipped_locked_counted_and_closed_by_the_next_cycle() throws Exception {
+    Room held = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    Room free = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(200)));
+    try (Connection command = db.newConnection()) {
+      command.setAutoCommit(false);
+      try (PreparedStatement ps =
+          command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
+        ps.setObject(1, held.id);
+        ps.executeQuery().close();
+      }
+
+      CycleResult result = reaper(options, store).runOnce(asOf, Cancellation.NONE);
+
+      assertThat(result.skippedLocked()).isEqualTo(1);
+      assertThat(result.emptyTimeout()).isEqualTo(1);
+      assertThat(rooms.status(held.id)).isEqualTo("Active");
+      assertThat(rooms.status(free.id)).isEqualTo("Ended");
+      command.commit();
+    }
+    CycleResult next = reaper(options, store).runOnce(asOf.plusSeconds(30), Cancellation.NONE);
+    assertThat(next.skippedLocked()).isZero();
+    assertThat(rooms.status(held.id)).isEqualTo("Ended");
+  }
+
+  @Test
+  void a_join_committed_while_the_reaper_waited_is_seen_because_the_claim_rechecks_the_row() throws Exception {
+    // The command updates the row (count 0 → 1) and holds it; the reaper skips it; after commit it is no longer due.
+    Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    try (Connection command = db.newConnection()) {
+      command.setAutoCommit(false);
+      try (PreparedStatement ps =
+          command.prepareStatement(
+              "UPDATE messenger.conference_sessions SET active_participant_count = 1 WHERE id = ?")) {
+        ps.setObject(1, room.id);
+        ps.executeUpdate();
+      }
+      assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).skippedLocked()).isEqualTo(1);
+      command.commit();
+    }
+    CycleResult next = reaper(options, store).runOnce(asOf.plusSeconds(30), Cancellation.NONE);
+    assertThat(next.reaped()).isZero();
+    assertThat(rooms.status(room.id)).isEqualTo("Active");
+  }
+
+  @Test
+  void parallel_runners_with_the_lock_bypassed_close_each_session_exactly_once() throws Exception {
+    int n = 2_000;
+    List<Room> due = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      due.add(i % 3 == 0 ? Rooms.provisioning(asOf.minusSeconds(600 + i)) : Rooms.emptyActive(asOf.minusSeconds(100 + i)));
+    }
+    rooms.insertAll(due);
+    ConferenceRoomReaperOptions o =
+        options.toBuilder().batchSize(50).drainEnabled(true).drainPause(Duration.ZERO).build();
+    int runners = 4;
+    CyclicBarrier start = new CyclicBarrier(runners);
+    ExecutorService pool = Executors.newFixedThreadPool(runners);
+    List<Future<Integer>> results = new ArrayList<>();
+    for (int r = 0; r < runners; r++) {
+      ReaperStore bypass = new LockBypassingStore(new PostgresReaperStore(db.dataSource()));
+      ConferenceRoomReaper reaper = reaper(o, bypass);
+      results.add(
+          pool.submit(
+              () -> {
+                start.await(10, TimeUnit.SECONDS);
+                int closed = 0;
+                for (int cycle = 0; cycle < 5; cycle++) {
+                  closed += reaper.runOnce(asOf, Cancellation.NONE).reaped();
+                }
+                return closed;
+              }));
+    }
+    int total = 0;
+    for (Future<Integer> f : results) {
+      total += f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+
+    assertThat(total).isEqualTo(n);
+    assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status IN ('Active','Provisioning')"))
+        .isZero();
+    assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isEqualTo(n);
+    assertThat(rooms.count("SELECT count(DISTINCT conference_id) FROM messenger.realtime_outbox")).isEqualTo(n);
+    long ended = rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended'");
+    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(ended);
+    assertThat(
+            rooms.count(
+                "SELECT count(DISTINCT (payload->>'conferenceId')) FROM messenger.integration_outbox"))
+        .isEqualTo(ended);
+  }
+
+  @Test
+  void hung_lock_holder_loses_the_run_lock_after_the_ttl_without_anyone_s_help() throws Exception {
+    Duration ttl = Duration.ofSeconds(1);
+    ReaperStore.RunLock hung = store.tryAcquireRunLock(ttl);
+    try {
+      assertThat(hung.acquired()).isTrue();
+      try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl)) {
+        assertThat(rival.acquired()).isFalse();
+      }
+      long start = System.nanoTime();
+      boolean taken = false;
+      // Poll the server (not a sleep standing in for synchronisation): the condition is the server's own act.
+      while (!taken && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15)) {
+        try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl)) {
+          taken = rival.acquired();
+        }
+        if (!taken) {
+          Thread.sleep(100);
+        }
+      }
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(taken).isTrue();
+      assertThat(waited).isGreaterThanOrEqualTo(ttl.minusMillis(200));
+      assertThatThrownBy(hung::verifyHeld).isInstanceOf(LockLostException.class);
+    } finally {
+      hung.close();
+    }
+  }
+
+  @Test
+  void lock_is_released_on_a_pooled_connection_after_every_cycle() throws Exception {
+    reaper(options, store).runOnce(asOf, Cancellation.NONE);
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                    + " AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('messenger.conference_room_reaper', 0)"))
+        .isZero();
+    assertThat(db.dataSource().getHikariPoolMXBean().getActiveConnections()).isZero();
+  }
+
+  @Test
+  void cancellation_before_commit_rolls_the_whole_batch_back_and_releases_the_lock() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
+    }
+    rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
+    // Checks: cycle start, phase loop, after begin, after claim, before write, before commit → stop at the last.
+    AtomicInteger checks = new AtomicInteger();
+    Cancellation stopBeforeCommit = () -> checks.incrementAndGet() >= 6;
+
+    assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopBeforeCommit))
+        .isInstanceOf(CancellationException.class);
+
+    assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
+        .isEqualTo(5);
+    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isZero();
+    assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isZero();
+    assertThat(db.dataSource().getHikariPoolMXBean().getActiveConnections()).isZero();
+    try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
+      assertThat(lock.acquired()).isTrue();
+    }
+  }
+
+  @Test
+  void cancellation_between_phases_keeps_the_committed_batch_whole() {
+    for (int i = 0; i < 5; i++) {
+      rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
+    }
+    Room prov = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
+    // The first phase's 6 checks pass and it commits; the stop is seen at the second phase's first check.
+    AtomicInteger checks = new AtomicInteger();
+    Cancellation stopAfterFirstBatch = () -> checks.incrementAndGet() >= 7;
+
+    assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopAfterFirstBatch))
+        .isInstanceOf(CancellationException.class);
+
+    assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended'")).isEqualTo(5);
+    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(5);
+    assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isEqualTo(5);
+    assertThat(rooms.status(prov.id)).isEqualTo("Provisioning");
+  }
+
+  @Test
+  void infrastructure_failure_rolls_the_batch_back_and_the_next_cycle_retries() {
+    Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
+    rooms.exec("ALTER TABLE messenger.realtime_outbox RENAME TO realtime_outbox_gone");
+    try {
+      assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, Cancellation.NONE))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("42P01");
+      assertThat(rooms.status(room.id)).isEqualTo("Active");
+      assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isZero();
+    } finally {
+      rooms.exec("ALTER TABLE messenger.realtime_outbox_gone RENAME TO realtime_outbox");
+    }
+    CycleResult retry = reaper(options, store).runOnce(asOf.plusSeconds(30), Cancellation.NONE);
+    assertThat(retry.emptyTimeout()).isEqualTo(1);
+    assertThat(rooms.status(room.id)).isEqualTo("Ended");
+  }
+
+  @Test
+  void lock_connection_ended_by_the_server_mid_cycle_stops_the_cycle_with_lock_lost() throws Exception {
+    rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
+    Room prov = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
+    // After the first phase commits, the listener kills the lock's backend (as an operator or a failover would).
+    ConferenceRoomReaper reaper =
+        new ConferenceRoomReaper(
+            store,
+            options,
+            ReaperObserver.NONE,
+            List.of(
+                e ->
+                    rooms.query(
+                        "SELECT pg_terminate_backend(l.pid) FROM pg_locks l WHERE l.locktype = 'advisory'"
+                            + " AND ((l.classid::bigint << 32) | l.objid::bigint)"
+                            + " = hashtextextended('messenger.conference_room_reaper', 0)")));
+
+    assertThatThrownBy(() -> reaper.runOnce(asOf, Cancellation.NONE)).isInstanceOf(LockLostException.class);
+
+    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(1);
+    assertThat(rooms.status(prov.id)).isEqualTo("Provisioning");
+    assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).provisionFailed()).isEqualTo(1);
+  }
+
+  static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A real store whose run lock always says "acquired": what a runner that bypassed the lock would do. */
+  record LockBypassingStore(ReaperStore delegate) implements ReaperStore {
+    @Override
+    public RunLock tryAcquireRunLock(Duration ttl) {
+      return new RunLock() {
+        @Override
+        public boolean acquired() {
+          return true;
+        }
+
+        @Override
+        public void verifyHeld() {}
+
+        @Override
+        public void close() {}
+      };
+    }
+
+    @Override
+    public Batch beginBatch(Duration statementTimeout, Duration idleTimeout) {
+      return delegate.beginBatch(statementTimeout, idleTimeout);
+    }
+  }
+}
