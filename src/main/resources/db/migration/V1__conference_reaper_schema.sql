@@ -1,6 +1,6 @@
 -- Schema the conference-room-reaper works on. The messenger shares these tables: names and columns are fixed by
 -- the messenger's model; columns the reaper adds (reaper_*) all have defaults so other writers' inserts keep working.
-CREATE SCHEMA IF NOT EXISTS messenger;
+-- The schema itself is created by Flyway (createSchemas) or already exists where the messenger owns it.
 
 CREATE TABLE messenger.conference_sessions (
     id                       uuid        PRIMARY KEY,

@@ -122,16 +122,19 @@ final class ReaperCli {
     checkOptions(args);
     List<String> withFlyway = new ArrayList<>(args);
     withFlyway.add("--spring.flyway.enabled=true");
+    String json;
+    int code = 0;
     try (ConfigurableApplicationContext ctx = start("migrate", withFlyway, Map.of(), List.of(), true)) {
       // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during start-up.
       MigrationInfo current = ctx.getBean(Flyway.class).info().current();
       String version = current == null ? "none" : current.getVersion().getVersion();
-      System.out.println("{\"migrated\":true,\"schemaVersion\":" + quote(version) + "}");
-      return 0;
+      json = "{\"migrated\":true,\"schemaVersion\":" + quote(version) + "}";
     } catch (RuntimeException e) {
-      System.out.println("{\"migrated\":false,\"error\":" + quote(String.valueOf(e.getMessage())) + "}");
-      return 1;
+      json = "{\"migrated\":false,\"error\":" + quote(String.valueOf(e.getMessage())) + "}";
+      code = 1;
     }
+    System.out.println(json);
+    return code;
   }
 
   /** Only {@code --name=value} options reach Spring; anything else is a typo worth naming. */

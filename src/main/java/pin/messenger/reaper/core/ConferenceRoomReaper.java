@@ -56,10 +56,10 @@ public final class ConferenceRoomReaper {
   private CycleResult run(Instant asOf, Cancellation cancellation, boolean dryRun) {
     String jobRunId = UUID.randomUUID().toString();
     long start = System.nanoTime();
+    // jobRunId (the correlation id) is on every log line of the cycle, the store's included, via the MDC.
     MDC.put("jobRunId", jobRunId);
     try {
       log.atInfo()
-          .addKeyValue("jobRunId", jobRunId)
           .addKeyValue("asOf", asOf)
           .addKeyValue("dryRun", dryRun)
           .log("cycle started");
@@ -71,12 +71,11 @@ public final class ConferenceRoomReaper {
         if (acquired) {
           runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes);
         } else {
-          log.atInfo().addKeyValue("jobRunId", jobRunId).log("cycle skipped: run lock held by another runner");
+          log.atInfo().log("cycle skipped: run lock held by another runner");
         }
       }
       CycleResult result = result(jobRunId, asOf, acquired, outcomes, start, dryRun);
       log.atInfo()
-          .addKeyValue("jobRunId", jobRunId)
           .addKeyValue("lockAcquired", result.lockAcquired())
           .addKeyValue("emptyTimeout", result.emptyTimeout())
           .addKeyValue("provisionFailed", result.provisionFailed())
@@ -112,7 +111,6 @@ public final class ConferenceRoomReaper {
         cancellation.throwIfCancelled();
         if (System.nanoTime() - deadline > 0) {
           log.atWarn()
-              .addKeyValue("jobRunId", jobRunId)
               .addKeyValue("phase", phase.label())
               .addKeyValue("maxRunDuration", options.maxRunDuration())
               .log("cycle deadline reached, remaining work left for the next cycle");
@@ -146,7 +144,6 @@ public final class ConferenceRoomReaper {
       cancellation.throwIfCancelled();
       skippedLocked = batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize());
       log.atInfo()
-          .addKeyValue("jobRunId", jobRunId)
           .addKeyValue("phase", phase.label())
           .addKeyValue("count", claimedCount)
           .addKeyValue("skippedLocked", skippedLocked)
@@ -199,10 +196,9 @@ public final class ConferenceRoomReaper {
     poison.forEach(
         (id, error) -> {
           log.atError()
-              .addKeyValue("jobRunId", jobRunId)
               .addKeyValue("conferenceId", id)
               .addKeyValue("phase", phase.label())
-              .addKeyValue("error", error)
+              .addKeyValue("reason", error)
               .addKeyValue("dryRun", dryRun)
               .log("item failed");
           observer.itemFailed(jobRunId, phase, id, error);
@@ -210,7 +206,6 @@ public final class ConferenceRoomReaper {
     for (Transition t : applied.applied()) {
       ConferenceSession s = t.session();
       log.atInfo()
-          .addKeyValue("jobRunId", jobRunId)
           .addKeyValue("conferenceId", s.id())
           .addKeyValue("chatId", s.chatId())
           .addKeyValue("dealId", s.dealId())

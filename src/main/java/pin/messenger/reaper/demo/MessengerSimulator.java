@@ -89,7 +89,7 @@ public final class MessengerSimulator {
         }
       }
     } catch (SQLException e) {
-      log.atWarn().addKeyValue("error", e.getMessage()).log("simulated messenger step failed");
+      log.atWarn().addKeyValue("reason", e.getMessage()).log("simulated messenger step failed");
     }
   }
 

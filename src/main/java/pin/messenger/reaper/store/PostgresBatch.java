@@ -378,7 +378,7 @@ final class PostgresBatch implements ReaperStore.Batch {
       } catch (SQLException rollbackFailure) {
         throw new StoreException("recording poison rows failed: " + Sql.describe(rollbackFailure), rollbackFailure);
       }
-      log.atWarn().addKeyValue("conferenceIds", ids).addKeyValue("error", Sql.describe(e))
+      log.atWarn().addKeyValue("conferenceIds", ids).addKeyValue("reason", Sql.describe(e))
           .log("could not keep the error on poison rows; they are logged only");
     }
   }
