@@ -150,7 +150,7 @@ public record ConferenceRoomReaperOptions(
 
   private static void positive(List<String> errors, String property, Duration value) {
     if (value == null) {
-      errors.add(property + " is required");
+      errors.add(property + " is required but was null");
     } else if (value.compareTo(MIN_TIMEOUT) < 0) {
       errors.add(property + " must be at least 1ms but was " + value);
     }

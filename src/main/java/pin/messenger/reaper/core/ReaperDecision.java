@@ -33,7 +33,7 @@ public final class ReaperDecision {
     Instant cutoff = phase.cutoff(asOf, options);
     switch (phase) {
       case EMPTY_ROOM -> {
-        if (s.activeParticipantCount() != 0) {
+        if (s.activeParticipantCount() > 0) {
           return new Decision.Skip("active_participant_count is " + s.activeParticipantCount());
         }
         if (s.lastActivityAt().isAfter(cutoff)) {
