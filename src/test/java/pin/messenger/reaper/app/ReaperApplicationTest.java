@@ -104,8 +104,7 @@ class ReaperApplicationTest {
 
   static Rooms emptyDatabase() {
     Rooms rooms = new Rooms(db.dataSource());
-    rooms.exec(
-        "TRUNCATE messenger.conference_sessions, messenger.integration_outbox, messenger.realtime_outbox");
+    rooms.truncateAll();
     return rooms;
   }
 

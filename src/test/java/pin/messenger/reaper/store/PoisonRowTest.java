@@ -45,9 +45,7 @@ class PoisonRowTest {
 
   @BeforeEach
   void clean() {
-    rooms.exec(
-        "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
-            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests");
+    rooms.truncateAll();
     ReaperObserver observer =
         new ReaperObserver() {
           @Override

@@ -56,9 +56,7 @@ class ReaperConcurrencyTest {
 
   @BeforeEach
   void clean() {
-    rooms.exec(
-        "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
-            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests");
+    rooms.truncateAll();
     store = new PostgresReaperStore(db.dataSource());
   }
 

@@ -47,9 +47,7 @@ class ReaperCycleTest {
 
   @BeforeEach
   void clean() {
-    rooms.exec(
-        "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
-            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests");
+    rooms.truncateAll();
     reaper =
         new ConferenceRoomReaper(
             new PostgresReaperStore(db.dataSource()), options, ReaperObserver.NONE, List.of(dispatched::add));
