@@ -14,6 +14,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 
 /** The {@code bin/reaper} commands. Spring-style {@code --reaper.x=y} options pass through to the application. */
@@ -108,7 +109,15 @@ final class ReaperCli {
       CycleResult result =
           dryRun ? reaper.dryRun(clock.instant()) : reaper.runOnce(clock.instant(), stopping::get);
       json = result.toJson();
-    } catch (RuntimeException e) {
+      if (!dryRun && !stopping.get()) {
+        // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
+        int[] delivered =
+            ctx.getBean(Delivery.class).drain(clock.instant(), ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
+        json =
+            json.substring(0, json.length() - 1)
+                + ",\"published\":" + delivered[0] + ",\"recorderStopsDelivered\":" + delivered[1] + "}";
+      }
+    } catch (RuntimeException | java.sql.SQLException e) {
       json = "{\"error\":" + quote(String.valueOf(e.getMessage())) + "}";
       code = 1;
     } finally {

@@ -73,7 +73,7 @@ public class ReaperConfiguration {
   /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
   @Bean
   @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
-  ReaperLoopLifecycle reaperLoop(ConferenceRoomReaper reaper, Clock clock) {
-    return new ReaperLoopLifecycle(new ReaperLoop(reaper, clock, null));
+  ReaperLoopLifecycle reaperLoop(ConferenceRoomReaper reaper, Clock clock, Delivery delivery) {
+    return new ReaperLoopLifecycle(new ReaperLoop(reaper, clock, null), delivery);
   }
 }

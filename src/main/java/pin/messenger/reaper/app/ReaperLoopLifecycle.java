@@ -6,14 +6,18 @@ import pin.messenger.reaper.core.ReaperLoop;
 /** Starts the loop when the context is ready and stops it (gracefully) first on shutdown. */
 final class ReaperLoopLifecycle implements SmartLifecycle {
   private final ReaperLoop loop;
+  private final Delivery delivery;
   private volatile boolean running;
 
-  ReaperLoopLifecycle(ReaperLoop loop) {
+  ReaperLoopLifecycle(ReaperLoop loop, Delivery delivery) {
     this.loop = loop;
+    this.delivery = delivery;
   }
 
+  /** Starts delivery first (so rows left by an earlier run go out), then the reaper's timer. */
   @Override
   public void start() {
+    delivery.start();
     loop.start();
     running = true;
   }

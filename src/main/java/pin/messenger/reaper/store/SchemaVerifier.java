@@ -36,7 +36,8 @@ public final class SchemaVerifier {
         "integration_outbox",
         List.of(
             "id", "topic", "message_key", "event_type", "payload", "occurred_at", "correlation_id",
-            "published_at"));
+            "published_at", "seq", "attempts", "last_error", "next_attempt_at", "locked_until", "locked_by",
+            "quarantined_at"));
     REQUIRED.put(
         "realtime_outbox",
         List.of(
@@ -46,7 +47,7 @@ public final class SchemaVerifier {
         "recorder_stop_requests",
         List.of(
             "id", "recording_id", "conference_id", "reason", "created_at", "delivered_at", "attempts",
-            "last_error"));
+            "last_error", "next_attempt_at", "locked_until", "locked_by", "gave_up_at"));
   }
 
   static final String COLUMNS =

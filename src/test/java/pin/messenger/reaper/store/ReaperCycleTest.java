@@ -20,6 +20,7 @@ import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.testing.ContractSchema;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 import pin.messenger.reaper.testing.TestDatabase;
@@ -115,6 +116,7 @@ class ReaperCycleTest {
     assertThat(outbox.get("correlation_id")).isEqualTo(result.jobRunId());
     assertThat(outbox.get("published_at")).isNull();
     String payload = outbox.get("payload").toString();
+    ContractSchema.assertValid(payload);
     assertThat((String) JsonPath.read(payload, "$.conferenceId")).isEqualTo(room.id.toString());
     assertThat((String) JsonPath.read(payload, "$.dealId")).isEqualTo(room.dealId.toString());
     assertThat((String) JsonPath.read(payload, "$.status")).isEqualTo("Ended");
@@ -192,6 +194,7 @@ class ReaperCycleTest {
     assertThat(rooms.status(alive.id)).isEqualTo("Active");
     String payload =
         rooms.query("SELECT payload FROM messenger.integration_outbox").get(0).get("payload").toString();
+    ContractSchema.assertValid(payload);
     assertThat((String) JsonPath.read(payload, "$.endReason")).isEqualTo("Timeout");
     assertThat(realtimeRows()).isEqualTo(1);
     assertThat(dispatched).hasSize(1);
@@ -216,6 +219,7 @@ class ReaperCycleTest {
             });
     String payload =
         rooms.query("SELECT payload FROM messenger.integration_outbox").get(0).get("payload").toString();
+    ContractSchema.assertValid(payload);
     assertThat((Boolean) JsonPath.read(payload, "$.wasRecorded")).isTrue();
     assertThat((String) JsonPath.read(payload, "$.recordingId")).isEqualTo(live.toString());
     assertThat(old).isNotEqualTo(live);

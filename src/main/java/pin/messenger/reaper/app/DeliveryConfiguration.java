@@ -1,0 +1,94 @@
+package pin.messenger.reaper.app;
+
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import pin.messenger.reaper.delivery.DeliveryObserver;
+import pin.messenger.reaper.delivery.OutboxRelay;
+import pin.messenger.reaper.delivery.RecorderOptions;
+import pin.messenger.reaper.delivery.RecorderStopDispatcher;
+import pin.messenger.reaper.delivery.RelayOptions;
+
+/**
+ * Delivery after commit: the Kafka relay (on when {@code spring.kafka.bootstrap-servers} is set) and the
+ * recorder-stop dispatcher (on when {@code reaper.recorder.base-url} is set). Either being off is logged once and
+ * leaves its rows in the database, nothing lost.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(DeliveryProperties.class)
+public class DeliveryConfiguration {
+  private static final Logger log = LoggerFactory.getLogger(DeliveryConfiguration.class);
+
+  @Bean
+  Delivery delivery(
+      DataSource dataSource,
+      DeliveryProperties properties,
+      Environment environment,
+      ObjectProvider<KafkaProperties> kafkaProperties,
+      ObjectProvider<DeliveryObserver> observers,
+      Clock clock) {
+    RelayOptions relayOptions = properties.relay().toOptions();
+    RecorderOptions recorderOptions = properties.recorder().toOptions();
+    DeliveryObserver observer = observers.getIfAvailable(() -> DeliveryObserver.NONE);
+    OutboxRelay relay = null;
+    if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
+      Map<String, Object> producerProperties = producerProperties(kafkaProperties.getObject(), properties.relay());
+      relay =
+          new OutboxRelay(
+              dataSource,
+              () -> new KafkaProducer<>(producerProperties),
+              relayOptions,
+              observer,
+              properties.relay().sendTimeout());
+      log.atInfo()
+          .addKeyValue("bootstrapServers", kafkaProperties.getObject().getBootstrapServers())
+          .log("Kafka relay on: publishing messenger.integration_outbox to " + kafkaProperties.getObject().getBootstrapServers());
+    } else {
+      log.atWarn()
+          .log(
+              "Kafka relay off: spring.kafka.bootstrap-servers is not set; conference-ended events stay in"
+                  + " messenger.integration_outbox until a relay publishes them");
+    }
+    RecorderStopDispatcher recorder = null;
+    if (recorderOptions.enabled()) {
+      recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer);
+      log.atInfo().log("recorder stop dispatch on: " + recorderOptions.baseUrl());
+    } else {
+      log.atWarn()
+          .log(
+              "recorder stop dispatch off: reaper.recorder.base-url is not set; stop requests stay in"
+                  + " messenger.recorder_stop_requests");
+    }
+    return new Delivery(relay, recorder, relayOptions, recorderOptions, clock);
+  }
+
+  /** Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what at-least-once needs. */
+  static Map<String, Object> producerProperties(KafkaProperties kafka, DeliveryProperties.Relay relay) {
+    Map<String, Object> props = new HashMap<>(kafka.buildProducerProperties());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    int timeout = (int) relay.sendTimeout().toMillis();
+    props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeout, 10_000));
+    props.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout);
+    props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(timeout, 10_000));
+    props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+    props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "conference-room-reaper");
+    return props;
+  }
+}
