@@ -42,7 +42,19 @@ public class DeliveryConfiguration {
       Clock clock) {
     RelayOptions relayOptions = properties.relay().toOptions();
     RecorderOptions recorderOptions = properties.recorder().toOptions();
-    DeliveryObserver observer = observers.getIfAvailable(() -> DeliveryObserver.NONE);
+    // Resolved at each call, not now: the meters observe delivery and also read its pending counts.
+    DeliveryObserver observer =
+        new DeliveryObserver() {
+          @Override
+          public void relayed(int published, int refused, int quarantined, int unavailable) {
+            observers.forEach(o -> o.relayed(published, refused, quarantined, unavailable));
+          }
+
+          @Override
+          public void recorderDispatched(int delivered, int failed, int gaveUp) {
+            observers.forEach(o -> o.recorderDispatched(delivered, failed, gaveUp));
+          }
+        };
     OutboxRelay relay = null;
     if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
       Map<String, Object> producerProperties = producerProperties(kafkaProperties.getObject(), properties.relay());
@@ -75,6 +87,16 @@ public class DeliveryConfiguration {
     return new Delivery(relay, recorder, relayOptions, recorderOptions, clock);
   }
 
+  @Bean
+  ReaperMeters reaperMeters(
+      io.micrometer.core.instrument.MeterRegistry registry,
+      pin.messenger.reaper.store.PostgresReaperStore store,
+      pin.messenger.reaper.core.ConferenceRoomReaperOptions options,
+      Delivery delivery,
+      Clock clock) {
+    return new ReaperMeters(registry, store, options, delivery, clock);
+  }
+
   /** Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what at-least-once needs. */
   static Map<String, Object> producerProperties(KafkaProperties kafka, DeliveryProperties.Relay relay) {
     Map<String, Object> props = new HashMap<>(kafka.buildProducerProperties());
@@ -83,10 +105,11 @@ public class DeliveryConfiguration {
     props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms: derive both from the send timeout.
     int timeout = (int) relay.sendTimeout().toMillis();
-    props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeout, 10_000));
     props.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout);
-    props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(timeout, 10_000));
+    props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeout / 2, 10_000));
+    props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(timeout / 2, 10_000));
     props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
     props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "conference-room-reaper");
     return props;

@@ -25,6 +25,10 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
       @DefaultValue("30s") Duration sendTimeout) {
 
     RelayOptions toOptions() {
+      if (sendTimeout == null || sendTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new pin.messenger.reaper.core.InvalidOptionsException(
+            java.util.List.of("reaper.relay.send-timeout must be at least 1s but was " + sendTimeout));
+      }
       return new RelayOptions(
           batchSize, pollInterval, lease, maxAttempts, retryBase, retryCap, retention, retentionBatch, source);
     }

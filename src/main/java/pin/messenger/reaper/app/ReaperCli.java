@@ -75,7 +75,8 @@ final class ReaperCli {
       boolean shutdownHook) {
     SpringApplicationBuilder builder =
         new SpringApplicationBuilder(ReaperApplication.class)
-            .web(WebApplicationType.NONE)
+            // Only the long-running worker serves HTTP (health, metrics); one-shot commands open no port.
+            .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)
             .registerShutdownHook(shutdownHook)
             .properties("reaper.command=" + command);
     if (!defaults.isEmpty()) {
@@ -118,7 +119,7 @@ final class ReaperCli {
                 + ",\"published\":" + delivered[0] + ",\"recorderStopsDelivered\":" + delivered[1] + "}";
       }
     } catch (RuntimeException | java.sql.SQLException e) {
-      json = "{\"error\":" + quote(String.valueOf(e.getMessage())) + "}";
+      json = "{\"error\":" + quote(describe(e)) + "}";
       code = 1;
     } finally {
       done.countDown();
@@ -139,7 +140,7 @@ final class ReaperCli {
       String version = current == null ? "none" : current.getVersion().getVersion();
       json = "{\"migrated\":true,\"schemaVersion\":" + quote(version) + "}";
     } catch (RuntimeException e) {
-      json = "{\"migrated\":false,\"error\":" + quote(String.valueOf(e.getMessage())) + "}";
+      json = "{\"migrated\":false,\"error\":" + quote(describe(e)) + "}";
       code = 1;
     }
     System.out.println(json);
@@ -161,6 +162,17 @@ final class ReaperCli {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** The message of the failure and of each cause under it, so the JSON names the real problem. */
+  static String describe(Throwable e) {
+    StringBuilder b = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c.getMessage() != null && !b.toString().contains(c.getMessage())) {
+        b.append(": ").append(c.getMessage());
+      }
+    }
+    return b.toString();
   }
 
   static String quote(String s) {

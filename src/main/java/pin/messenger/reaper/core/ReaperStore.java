@@ -24,6 +24,9 @@ public interface ReaperStore {
    */
   Batch beginBatch(Duration statementTimeout, Duration idleTimeout);
 
+  /** Live rows past their window at {@code asOf} (read-only, no locks): for the backlog gauges and status. */
+  Backlog backlog(Instant asOf, ConferenceRoomReaperOptions options);
+
   /** The single-runner lock. Closing it releases the lock. */
   interface RunLock extends AutoCloseable {
     boolean acquired();

@@ -5,7 +5,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
 import javax.sql.DataSource;
+import pin.messenger.reaper.core.Backlog;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.LockLostException;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
@@ -40,6 +46,27 @@ public final class PostgresReaperStore implements ReaperStore {
 
   private static final Duration LOCK_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
+  /**
+   * Due rows per phase over ix_conf_active (live rows only). A row due in two phases counts once in the total;
+   * "due since" is when the row's window ended (reference time + window), so its age is how late it is.
+   */
+  static final String BACKLOG =
+      """
+      SELECT count(*) FILTER (WHERE s.status = 'Active' AND s.active_participant_count = 0
+                                AND s.last_activity_at <= ?) AS empty_due,
+             min(s.last_activity_at) FILTER (WHERE s.status = 'Active' AND s.active_participant_count = 0
+                                AND s.last_activity_at <= ?) AS empty_oldest,
+             count(*) FILTER (WHERE s.status = 'Provisioning' AND s.created_at <= ?) AS provision_due,
+             min(s.created_at) FILTER (WHERE s.status = 'Provisioning' AND s.created_at <= ?) AS provision_oldest,
+             count(*) FILTER (WHERE s.status = 'Active' AND s.last_activity_at <= ?) AS stale_due,
+             min(s.last_activity_at) FILTER (WHERE s.status = 'Active' AND s.last_activity_at <= ?) AS stale_oldest,
+             count(*) FILTER (WHERE (s.status = 'Active' AND s.active_participant_count = 0 AND s.last_activity_at <= ?)
+                                 OR (s.status = 'Provisioning' AND s.created_at <= ?)
+                                 OR (s.status = 'Active' AND s.last_activity_at <= ?)) AS total_due
+        FROM messenger.conference_sessions s
+       WHERE s.status IN ('Provisioning', 'Active')
+      """;
+
   private final DataSource dataSource;
 
   public PostgresReaperStore(DataSource dataSource) {
@@ -71,6 +98,35 @@ public final class PostgresReaperStore implements ReaperStore {
       endQuietly(c);
       throw new StoreException("could not try the run lock: " + Sql.describe(e), e);
     }
+  }
+
+  @Override
+  public Backlog backlog(Instant asOf, ConferenceRoomReaperOptions options) {
+    Instant empty = Phase.EMPTY_ROOM.cutoff(asOf, options);
+    Instant provision = Phase.PROVISION_TIMEOUT.cutoff(asOf, options);
+    Instant stale = Phase.STALE_LIVE.cutoff(asOf, options);
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(BACKLOG)) {
+      Instant[] params = {empty, empty, provision, provision, stale, stale, empty, provision, stale};
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, Sql.ts(params[i]));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        Map<Phase, Backlog.PhaseBacklog> phases = new EnumMap<>(Phase.class);
+        phases.put(Phase.EMPTY_ROOM, phase(rs, "empty", options.emptyRoomGrace()));
+        phases.put(Phase.PROVISION_TIMEOUT, phase(rs, "provision", options.provisionTimeout()));
+        phases.put(Phase.STALE_LIVE, phase(rs, "stale", options.staleLiveTimeout()));
+        return new Backlog(asOf, phases, rs.getLong("total_due"));
+      }
+    } catch (SQLException e) {
+      throw new StoreException("reading the backlog failed: " + Sql.describe(e), e);
+    }
+  }
+
+  private static Backlog.PhaseBacklog phase(ResultSet rs, String prefix, Duration window) throws SQLException {
+    Instant oldest = Sql.instant(rs, prefix + "_oldest");
+    return new Backlog.PhaseBacklog(rs.getLong(prefix + "_due"), oldest == null ? null : oldest.plus(window));
   }
 
   @Override

@@ -2,20 +2,12 @@ package pin.messenger.reaper.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.jayway.jsonpath.JsonPath;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,38 +48,21 @@ class ReaperJarBlackBoxIT {
     }
   }
 
-  record Run(int exit, String stdout, String lastLine) {}
-
-  static Run reaper(String... args) throws Exception {
-    Path jar = Path.of("target", "conference-room-reaper.jar");
-    assertThat(jar).exists();
-    List<String> command = new ArrayList<>(List.of("java", "-Xmx256m", "-jar", jar.toString()));
-    command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    Map<String, String> env = pb.environment();
-    env.put("SPRING_DATASOURCE_URL", server.jdbcUrl());
-    env.put("SPRING_DATASOURCE_USERNAME", "postgres");
-    env.put("SPRING_DATASOURCE_PASSWORD", "");
-    Path log = Files.createTempFile("reaper-run", ".log");
-    pb.redirectOutput(log.toFile());
-    Process p = pb.start();
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("reaper finished").isTrue();
-    String out = Files.readString(log, StandardCharsets.UTF_8);
-    String last = out.strip().lines().reduce((a, b) -> b).orElse("");
-    return new Run(p.exitValue(), out, last);
+  static JarRunner.Run reaper(String... args) throws Exception {
+    return JarRunner.run(JarRunner.database(server), args);
   }
 
-  static int json(Run run, String field) {
-    return ((Number) JsonPath.read(run.lastLine(), "$." + field)).intValue();
+  static int json(JarRunner.Run run, String field) {
+    return run.json(field);
   }
 
   @Test
   @Order(1)
   void migrate_creates_the_schema_on_a_fresh_server() throws Exception {
-    Run run = reaper("migrate");
+    JarRunner.Run run = reaper("migrate");
 
     assertThat(run.exit()).as(run.stdout()).isZero();
-    assertThat(run.lastLine()).contains("\"migrated\":true").contains("\"schemaVersion\":\"1\"");
+    assertThat(run.lastLine()).contains("\"migrated\":true").contains("\"schemaVersion\":\"2\"");
     assertThat(rooms.count("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_conf_active'")).isEqualTo(1);
   }
 
@@ -100,7 +75,7 @@ class ReaperJarBlackBoxIT {
       try (Statement st = other.createStatement()) {
         st.execute("SELECT pg_advisory_xact_lock(hashtextextended('messenger.conference_room_reaper', 0))");
       }
-      Run run = reaper("run-once");
+      JarRunner.Run run = reaper("run-once");
 
       assertThat(run.exit()).as(run.stdout()).isZero();
       assertThat(run.lastLine()).contains("\"lockAcquired\":false");
@@ -128,7 +103,7 @@ class ReaperJarBlackBoxIT {
     rooms.insert(poison);
     Room locked = rooms.insert(Rooms.emptyActive(now.minusSeconds(400)));
 
-    Run run;
+    JarRunner.Run run;
     try (Connection command = DriverManager.getConnection(server.jdbcUrl(), "postgres", "")) {
       command.setAutoCommit(false);
       try (PreparedStatement ps =
@@ -164,7 +139,7 @@ class ReaperJarBlackBoxIT {
         .isEqualTo(1);
 
     // Idempotency: a repeated cycle closes only the row that was locked, and emits nothing twice.
-    Run again = reaper("run-once");
+    JarRunner.Run again = reaper("run-once");
     assertThat(json(again, "emptyTimeout")).isEqualTo(1);
     assertThat(json(again, "provisionFailed") + json(again, "staleTimeout")).isZero();
     assertThat(rooms.status(locked.id)).isEqualTo("Ended");
@@ -182,8 +157,8 @@ class ReaperJarBlackBoxIT {
       rooms.insert(Rooms.emptyActive(now.minusSeconds(200 + i)));
     }
 
-    Run first = reaper("run-once", "--reaper.batch-size=3");
-    Run second = reaper("run-once", "--reaper.batch-size=3");
+    JarRunner.Run first = reaper("run-once", "--reaper.batch-size=3");
+    JarRunner.Run second = reaper("run-once", "--reaper.batch-size=3");
 
     assertThat(json(first, "emptyTimeout")).as(first.stdout()).isEqualTo(3);
     assertThat(json(second, "emptyTimeout")).isEqualTo(1);
@@ -192,7 +167,7 @@ class ReaperJarBlackBoxIT {
   @Test
   @Order(5)
   void invalid_configuration_is_refused_at_start_naming_the_property() throws Exception {
-    Run run = reaper("run-once", "--reaper.empty-room-grace=5h");
+    JarRunner.Run run = reaper("run-once", "--reaper.empty-room-grace=5h");
 
     assertThat(run.exit()).isNotZero();
     assertThat(run.stdout())

@@ -362,5 +362,11 @@ class ReaperConcurrencyTest {
     public Batch beginBatch(Duration statementTimeout, Duration idleTimeout) {
       return delegate.beginBatch(statementTimeout, idleTimeout);
     }
+
+    @Override
+    public pin.messenger.reaper.core.Backlog backlog(
+        java.time.Instant asOf, ConferenceRoomReaperOptions options) {
+      return delegate.backlog(asOf, options);
+    }
   }
 }
