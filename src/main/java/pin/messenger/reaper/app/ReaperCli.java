@@ -29,6 +29,10 @@ final class ReaperCli {
         migrate                 apply the schema migrations and exit
         demo [--duration 60s]   embedded PostgreSQL + a simulated messenger with short timeouts;
                                 a line per cycle, and an SLO summary at the end (or at Ctrl-C)
+        status [--json]         per phase the due count and oldest due age, who holds the run lock,
+                                poison rows, pending Kafka/recorder/realtime deliveries (read-only)
+        explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
+                                will, whether its row is locked and by whom, its outbox rows
         help                    this text
 
       Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
@@ -52,6 +56,8 @@ final class ReaperCli {
         case "run-once" -> runOnce(rest);
         case "migrate" -> migrate(rest);
         case "demo" -> DemoCommand.run(rest);
+        case "status" -> StatusCommand.status(rest);
+        case "explain" -> StatusCommand.explain(rest);
         case "help", "--help", "-h" -> {
           System.out.print(USAGE);
           yield 0;
@@ -82,7 +88,9 @@ final class ReaperCli {
     if (!defaults.isEmpty()) {
       builder.application().setDefaultProperties(defaults);
     }
-    List<ApplicationContextInitializer<?>> all = new ArrayList<>(initializers);
+    List<ApplicationContextInitializer<?>> all = new ArrayList<>();
+    all.add(new DatasourceUrlSanitizer());
+    all.addAll(initializers);
     all.add(new EmbeddedPostgresInitializer(false));
     builder.initializers(all.toArray(ApplicationContextInitializer[]::new));
     return builder.run(args.toArray(String[]::new));

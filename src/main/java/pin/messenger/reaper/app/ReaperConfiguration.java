@@ -70,6 +70,14 @@ public class ReaperConfiguration {
     return new ConferenceRoomReaper(store, options, ReaperObserver.compose(observers), listeners);
   }
 
+  /** Liveness: no completed cycle for 2 × polling-interval while enabled → DOWN (health group "liveness"). */
+  @Bean
+  @ConditionalOnExpression("'${reaper.command:run}' == 'run'")
+  ReaperLivenessIndicator reaperHealthIndicator(
+      ReaperMeters meters, ConferenceRoomReaperOptions options, Clock clock) {
+    return new ReaperLivenessIndicator(meters::lastCycleCompleted, options, clock);
+  }
+
   /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
   @Bean
   @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")

@@ -63,6 +63,7 @@ public final class ConferenceRoomReaper {
           .addKeyValue("asOf", asOf)
           .addKeyValue("dryRun", dryRun)
           .log("cycle started");
+      observer.cycleStarted(jobRunId, asOf);
       cancellation.throwIfCancelled();
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
       boolean acquired;

@@ -16,6 +16,11 @@ public interface ReaperObserver {
     }
     return new ReaperObserver() {
       @Override
+      public void cycleStarted(String jobRunId, java.time.Instant asOf) {
+        all.forEach(o -> o.cycleStarted(jobRunId, asOf));
+      }
+
+      @Override
       public void cycleCompleted(CycleResult result) {
         all.forEach(o -> o.cycleCompleted(result));
       }
@@ -41,6 +46,9 @@ public interface ReaperObserver {
       }
     };
   }
+
+  /** A cycle starts (before the run lock is tried). */
+  default void cycleStarted(String jobRunId, java.time.Instant asOf) {}
 
   /** A cycle finished (also when the lock was held). */
   default void cycleCompleted(CycleResult result) {}

@@ -1,0 +1,250 @@
+package pin.messenger.reaper.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import pin.messenger.reaper.core.Backlog;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.Phase;
+
+/**
+ * Read-only answers for operators ({@code bin/reaper status} and {@code explain}): who holds the run lock, poison
+ * rows, pending deliveries, and everything about one conference. Never changes a row; takes a row lock only to
+ * find out, without waiting, whether someone else holds it, and releases it at once.
+ */
+public final class Diagnostics {
+
+  static final String LOCK_HOLDER =
+      """
+      SELECT a.pid, a.application_name, host(a.client_addr) AS client_addr, a.xact_start, a.state,
+             a.state_change
+        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted
+         AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(?, 0)
+      """;
+
+  static final String POISON =
+      """
+      SELECT id, status, reaper_attempts, reaper_last_error, reaper_last_error_at, reaper_next_attempt_at
+        FROM messenger.conference_sessions
+       WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL
+       ORDER BY reaper_last_error_at DESC
+       LIMIT ?
+      """;
+
+  static final String POISON_COUNT =
+      """
+      SELECT count(*) FROM messenger.conference_sessions
+       WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL
+      """;
+
+  static final String DELIVERY =
+      """
+      SELECT (SELECT count(*) FROM messenger.integration_outbox
+               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_pending,
+             (SELECT min(occurred_at) FROM messenger.integration_outbox
+               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_oldest,
+             (SELECT count(*) FROM messenger.integration_outbox WHERE quarantined_at IS NOT NULL) AS outbox_quarantined,
+             (SELECT count(*) FROM messenger.recorder_stop_requests
+               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_pending,
+             (SELECT min(created_at) FROM messenger.recorder_stop_requests
+               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_oldest,
+             (SELECT count(*) FROM messenger.recorder_stop_requests WHERE gave_up_at IS NOT NULL) AS recorder_gave_up,
+             (SELECT count(*) FROM messenger.realtime_outbox WHERE dispatched_at IS NULL) AS realtime_pending
+      """;
+
+  static final String SESSION = "SELECT * FROM messenger.conference_sessions WHERE id = ?";
+
+  static final String OUTBOX_OF =
+      """
+      SELECT id, seq, occurred_at, published_at, attempts, last_error, quarantined_at, correlation_id
+        FROM messenger.integration_outbox
+       WHERE message_key = ? AND payload->>'conferenceId' = ?
+       ORDER BY seq
+      """;
+
+  static final String REALTIME_OF =
+      "SELECT id, kind, created_at, dispatched_at FROM messenger.realtime_outbox WHERE conference_id = ? ORDER BY created_at";
+
+  static final String STOPS_OF =
+      """
+      SELECT id, recording_id, created_at, delivered_at, attempts, last_error, gave_up_at
+        FROM messenger.recorder_stop_requests WHERE conference_id = ? ORDER BY created_at
+      """;
+
+  static final String TRY_ROW_LOCK =
+      "SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE";
+
+  static final String BLOCKERS =
+      """
+      SELECT a.pid, a.application_name, host(a.client_addr) AS client_addr, a.xact_start, a.state, left(a.query, 200) AS query
+        FROM pg_stat_activity a WHERE a.pid = ANY(pg_blocking_pids(?))
+      """;
+
+  private final DataSource dataSource;
+  private final PostgresReaperStore store;
+
+  public Diagnostics(DataSource dataSource, PostgresReaperStore store) {
+    this.dataSource = dataSource;
+    this.store = store;
+  }
+
+  /** Everything {@code status} shows, as ordered maps ready for a table or JSON. */
+  public Map<String, Object> status(Instant asOf, ConferenceRoomReaperOptions options) throws SQLException {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("asOf", asOf.toString());
+    Backlog backlog = store.backlog(asOf, options);
+    Map<String, Object> phases = new LinkedHashMap<>();
+    for (Phase phase : Phase.values()) {
+      Backlog.PhaseBacklog p = backlog.phase(phase);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("due", p.due());
+      m.put("oldestDueSince", p.oldestDueSince() == null ? null : p.oldestDueSince().toString());
+      m.put("oldestDueAgeSeconds",
+          p.oldestDueSince() == null ? null : Math.max(0, asOf.getEpochSecond() - p.oldestDueSince().getEpochSecond()));
+      phases.put(phase.label(), m);
+    }
+    out.put("phases", phases);
+    out.put("activeBacklog", backlog.total());
+    try (Connection c = dataSource.getConnection()) {
+      List<Map<String, Object>> holders = rows(c, LOCK_HOLDER, PostgresReaperStore.RUN_LOCK_NAME);
+      out.put("runLock", holders.isEmpty() ? null : holders.get(0));
+      out.put("poisonCount", rows(c, POISON_COUNT).get(0).get("count"));
+      out.put("poison", rows(c, POISON, 20));
+      out.put("delivery", rows(c, DELIVERY).get(0));
+    }
+    return out;
+  }
+
+  /** Everything {@code explain} shows about one conference; null when there is no such conference. */
+  public Map<String, Object> explain(UUID id, Instant asOf, ConferenceRoomReaperOptions options) throws Exception {
+    Map<String, Object> row;
+    try (Connection c = dataSource.getConnection()) {
+      List<Map<String, Object>> found = rows(c, SESSION, id);
+      if (found.isEmpty()) {
+        return null;
+      }
+      row = found.get(0);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("session", row);
+    out.put("phases", phaseVerdicts(row, asOf, options));
+    out.put("rowLock", rowLock(id));
+    try (Connection c = dataSource.getConnection()) {
+      out.put("integrationOutbox", rows(c, OUTBOX_OF, String.valueOf(row.get("deal_id")), id.toString()));
+      out.put("realtimeOutbox", rows(c, REALTIME_OF, id));
+      out.put("recorderStopRequests", rows(c, STOPS_OF, id));
+    }
+    return out;
+  }
+
+  /** For each phase: does its predicate match now, and if not, when it will (or why never). */
+  static Map<String, Object> phaseVerdicts(Map<String, Object> row, Instant asOf, ConferenceRoomReaperOptions o) {
+    String status = (String) row.get("status");
+    Instant last = (Instant) row.get("last_activity_at");
+    Instant created = (Instant) row.get("created_at");
+    Instant backoff = (Instant) row.get("reaper_next_attempt_at");
+    int count = ((Number) row.get("active_participant_count")).intValue();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put(Phase.EMPTY_ROOM.label(),
+        !"Active".equals(status) ? "never: status is " + status
+            : count != 0 ? "not while active_participant_count = " + count
+            : verdict(last.plus(o.emptyRoomGrace()), asOf, backoff));
+    out.put(Phase.PROVISION_TIMEOUT.label(),
+        !"Provisioning".equals(status) ? "never: status is " + status
+            : verdict(created.plus(o.provisionTimeout()), asOf, backoff));
+    out.put(Phase.STALE_LIVE.label(),
+        !"Active".equals(status) ? "never: status is " + status
+            : verdict(last.plus(o.staleLiveTimeout()), asOf, backoff));
+    return out;
+  }
+
+  private static String verdict(Instant dueAt, Instant asOf, Instant backoff) {
+    String base = dueAt.isAfter(asOf) ? "due at " + dueAt + " (in " + (dueAt.getEpochSecond() - asOf.getEpochSecond()) + " s)"
+        : "DUE since " + dueAt + " (" + (asOf.getEpochSecond() - dueAt.getEpochSecond()) + " s ago)";
+    if (backoff != null && backoff.isAfter(asOf)) {
+      base += "; poison backoff until " + backoff;
+    }
+    return base;
+  }
+
+  /**
+   * Whether another transaction holds the row now, and who: one session waits briefly for the row lock while a
+   * second asks the server whom it waits for. Both roll back; the waiting gives up after 300 ms.
+   */
+  Map<String, Object> rowLock(UUID id) throws Exception {
+    try (Connection waiter = dataSource.getConnection();
+        Connection observer = dataSource.getConnection()) {
+      waiter.setAutoCommit(false);
+      int pid;
+      try (Statement st = waiter.createStatement()) {
+        st.execute("SET LOCAL lock_timeout = '300ms'");
+        try (ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+          rs.next();
+          pid = rs.getInt(1);
+        }
+      }
+      CompletableFuture<Boolean> free =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (PreparedStatement ps = waiter.prepareStatement(TRY_ROW_LOCK)) {
+                  ps.setObject(1, id);
+                  ps.executeQuery().close();
+                  return true;
+                } catch (SQLException e) {
+                  return false;
+                }
+              });
+      List<Map<String, Object>> blockers = List.of();
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(250);
+      while (!free.isDone() && System.nanoTime() < deadline) {
+        blockers = rows(observer, BLOCKERS, pid);
+        if (!blockers.isEmpty()) {
+          break;
+        }
+        Thread.sleep(20);
+      }
+      boolean wasFree = free.get(5, TimeUnit.SECONDS);
+      waiter.rollback();
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("locked", !wasFree);
+      out.put("heldBy", wasFree ? List.of() : blockers);
+      return out;
+    }
+  }
+
+  static List<Map<String, Object>> rows(Connection c, String sql, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      List<Map<String, Object>> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          for (int i = 1; i <= n; i++) {
+            Object v = rs.getObject(i);
+            if (v instanceof java.sql.Timestamp) {
+              v = rs.getObject(i, java.time.OffsetDateTime.class).toInstant();
+            }
+            m.put(rs.getMetaData().getColumnLabel(i), v);
+          }
+          out.add(m);
+        }
+      }
+      return out;
+    }
+  }
+}
