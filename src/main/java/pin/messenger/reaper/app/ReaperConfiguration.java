@@ -72,10 +72,15 @@ public class ReaperConfiguration {
 
   /** Liveness: no completed cycle for 2 × polling-interval while enabled → DOWN (health group "liveness"). */
   @Bean
-  @ConditionalOnExpression("'${reaper.command:run}' == 'run'")
   ReaperLivenessIndicator reaperHealthIndicator(
-      ReaperMeters meters, ConferenceRoomReaperOptions options, Clock clock) {
-    return new ReaperLivenessIndicator(meters::lastCycleCompleted, options, clock);
+      ReaperMeters meters,
+      ConferenceRoomReaperOptions options,
+      Clock clock,
+      org.springframework.core.env.Environment env) {
+    // Only the periodic worker is expected to complete cycles; one-shot commands report UP.
+    boolean periodic = "run".equals(env.getProperty("reaper.command", "run"));
+    ConferenceRoomReaperOptions watched = periodic ? options : options.toBuilder().enabled(false).build();
+    return new ReaperLivenessIndicator(meters::lastCycleCompleted, watched, clock);
   }
 
   /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */

@@ -22,8 +22,7 @@ final class StatusCommand {
     ReaperCli.checkOptions(args);
     return withContext("status", args, (ctx, diagnostics, options, clock) -> {
       Map<String, Object> status = diagnostics.status(clock.instant(), options);
-      System.out.println(json ? JsonText.write(status) : humanStatus(status));
-      return 0;
+      return new Output(0, json ? JsonText.write(status) : humanStatus(status));
     });
   }
 
@@ -42,30 +41,33 @@ final class StatusCommand {
     return withContext("explain", args, (ctx, diagnostics, options, clock) -> {
       Map<String, Object> explained = diagnostics.explain(id, clock.instant(), options);
       if (explained == null) {
-        System.out.println(json ? "{\"error\":\"no conference " + id + "\"}" : "no conference " + id);
-        return 3;
+        return new Output(3, json ? "{\"error\":\"no conference " + id + "\"}" : "no conference " + id);
       }
-      System.out.println(json ? JsonText.write(explained) : humanExplain(explained));
-      return 0;
+      return new Output(0, json ? JsonText.write(explained) : humanExplain(explained));
     });
   }
 
+  /** Exit code and what to print once the application has shut down (so it is the last thing printed). */
+  record Output(int code, String text) {}
+
   @FunctionalInterface
   interface Action {
-    int run(ConfigurableApplicationContext ctx, Diagnostics d, ConferenceRoomReaperOptions o, Clock c) throws Exception;
+    Output run(ConfigurableApplicationContext ctx, Diagnostics d, ConferenceRoomReaperOptions o, Clock c) throws Exception;
   }
 
   private static int withContext(String command, List<String> args, Action action) {
     // Reading only: never migrate from a diagnostic command.
     List<String> all = new java.util.ArrayList<>(args);
     all.add("--spring.flyway.enabled=false");
+    Output output;
     try (ConfigurableApplicationContext ctx = ReaperCli.start(command, all, Map.of(), List.of(), true)) {
       Diagnostics d = new Diagnostics(ctx.getBean(DataSource.class), ctx.getBean(PostgresReaperStore.class));
-      return action.run(ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
+      output = action.run(ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {
-      System.out.println("{\"error\":" + ReaperCli.quote(ReaperCli.describe(e)) + "}");
-      return 1;
+      output = new Output(1, "{\"error\":" + ReaperCli.quote(ReaperCli.describe(e)) + "}");
     }
+    System.out.println(output.text());
+    return output.code();
   }
 
   @SuppressWarnings("unchecked")
