@@ -31,7 +31,9 @@ public final class TestDatabase implements AutoCloseable {
     this.user = user;
     this.password = password;
     this.name = name;
-    this.url = adminUrl.replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
+    // The database's URL without credentials in it: user and password are passed separately (a user= in the URL
+    // would silently win over the user a test asks for).
+    this.url = adminUrl.replaceFirst("/[^/?]*(\\?.*)?$", "/" + name);
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);

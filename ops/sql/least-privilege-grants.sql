@@ -1,0 +1,17 @@
+-- Grants of the worker role on the reaper's tables; run after the migrations (as their owner or a superuser).
+GRANT SELECT ON messenger.conference_sessions TO conference_reaper;
+GRANT UPDATE (status, end_reason, ended_at, updated_at, duration_seconds,
+              reaper_attempts, reaper_last_error, reaper_last_error_at, reaper_next_attempt_at)
+      ON messenger.conference_sessions TO conference_reaper;
+GRANT SELECT ON messenger.conference_participants, messenger.call_recordings TO conference_reaper;
+-- Outbox: written by the reaper, published/retried/deleted (retention) by the relay.
+GRANT SELECT, INSERT, DELETE ON messenger.integration_outbox TO conference_reaper;
+GRANT UPDATE (published_at, attempts, last_error, next_attempt_at, locked_until, locked_by, quarantined_at)
+      ON messenger.integration_outbox TO conference_reaper;
+-- Realtime rows: written only (realtime-dispatch delivers them); SELECT for the pending count in status.
+GRANT SELECT, INSERT ON messenger.realtime_outbox TO conference_reaper;
+GRANT SELECT, INSERT ON messenger.recorder_stop_requests TO conference_reaper;
+GRANT UPDATE (delivered_at, attempts, last_error, next_attempt_at, locked_until, locked_by, gave_up_at)
+      ON messenger.recorder_stop_requests TO conference_reaper;
+-- Flyway's history, read at start-up to verify the schema when migrations are off.
+GRANT SELECT ON messenger.conference_room_reaper_schema_history TO conference_reaper;
