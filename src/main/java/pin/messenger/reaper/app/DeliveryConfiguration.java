@@ -92,9 +92,10 @@ public class DeliveryConfiguration {
       io.micrometer.core.instrument.MeterRegistry registry,
       pin.messenger.reaper.store.PostgresReaperStore store,
       pin.messenger.reaper.core.ConferenceRoomReaperOptions options,
+      DataSource dataSource,
       Delivery delivery,
       Clock clock) {
-    return new ReaperMeters(registry, store, options, delivery, clock);
+    return new ReaperMeters(registry, store, dataSource, options, delivery, clock);
   }
 
   /** Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what at-least-once needs. */

@@ -23,7 +23,6 @@ import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.Transition;
 import pin.messenger.reaper.delivery.DeliveryObserver;
-import pin.messenger.reaper.delivery.OutboxRelay;
 
 /**
  * The worker's Micrometer meters, exposed in Prometheus form as the spec names them
@@ -52,6 +51,35 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public static final String RECORDER_DELIVERED = "messenger.conf.reaper.recorder.stop.delivered";
   public static final String RECORDER_FAILURES = "messenger.conf.reaper.recorder.stop.failures";
   public static final String RECORDER_GAVE_UP = "messenger.conf.reaper.recorder.stop.gave.up";
+  public static final String RECORDER_OLDEST_AGE = "messenger.conf.reaper.recorder.stop.oldest.pending.age";
+  public static final String ENABLED = "messenger.conf.reaper.enabled";
+  public static final String RELAY_ENABLED = "messenger.conf.reaper.relay.enabled";
+  public static final String RECORDER_ENABLED = "messenger.conf.reaper.recorder.enabled";
+  public static final String POISON_ROWS = "messenger.conf.reaper.poison.rows";
+  public static final String OUTBOX_QUARANTINED_ROWS = "messenger.conf.reaper.outbox.quarantined.rows";
+  public static final String RECORDER_GAVE_UP_ROWS = "messenger.conf.reaper.recorder.stop.gave.up.rows";
+
+  /** Delivery and poison state straight from the tables: reported whether or not this process delivers. */
+  static final String TABLE_STATE =
+      """
+      SELECT (SELECT count(*) FROM messenger.integration_outbox
+               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_pending,
+             (SELECT min(occurred_at) FROM messenger.integration_outbox
+               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_oldest,
+             (SELECT count(*) FROM messenger.integration_outbox WHERE quarantined_at IS NOT NULL) AS outbox_quarantined,
+             (SELECT count(*) FROM messenger.recorder_stop_requests
+               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_pending,
+             (SELECT min(created_at) FROM messenger.recorder_stop_requests
+               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_oldest,
+             (SELECT count(*) FROM messenger.recorder_stop_requests WHERE gave_up_at IS NOT NULL) AS recorder_gave_up,
+             (SELECT count(*) FROM messenger.conference_sessions
+               WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL) AS poison
+      """;
+
+  /** One reading of {@link #TABLE_STATE}. */
+  record TableState(
+      long outboxPending, Instant outboxOldest, long outboxQuarantined, long recorderPending, Instant recorderOldest,
+      long recorderGaveUp, long poison) {}
 
   /** Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30 s). */
   static final Duration[] CYCLE_BUCKETS = {
@@ -80,6 +108,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public ReaperMeters(
       MeterRegistry registry,
       ReaperStore store,
+      javax.sql.DataSource dataSource,
       ConferenceRoomReaperOptions options,
       Delivery delivery,
       Clock clock) {
@@ -141,20 +170,60 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         .baseUnit("seconds")
         .register(registry);
 
-    Supplier<OutboxRelay.Stats> outbox =
-        delivery.relay() == null ? () -> null : cached(() -> delivery.relay().stats());
-    Supplier<OutboxRelay.Stats> recorder =
-        delivery.recorder() == null ? () -> null : cached(() -> delivery.recorder().stats());
-    Gauge.builder(OUTBOX_PENDING, () -> outbox.get() == null ? Double.NaN : outbox.get().pending())
-        .description("Outbox rows waiting to be published (NaN: relay off)")
+    Supplier<TableState> state = cached(() -> readTableState(dataSource));
+    gauge(registry, OUTBOX_PENDING, "Outbox rows waiting to be published", null, state, t -> t.outboxPending());
+    gauge(registry, OUTBOX_OLDEST_AGE, "Age of the oldest unpublished outbox row (0: none)", "seconds", state,
+        t -> age(clock, t.outboxOldest()));
+    gauge(registry, OUTBOX_QUARANTINED_ROWS, "Outbox rows in quarantine now", null, state, t -> t.outboxQuarantined());
+    gauge(registry, RECORDER_PENDING, "Recorder stop requests waiting for delivery", null, state, t -> t.recorderPending());
+    gauge(registry, RECORDER_OLDEST_AGE, "Age of the oldest undelivered recorder stop request (0: none)", "seconds",
+        state, t -> age(clock, t.recorderOldest()));
+    gauge(registry, RECORDER_GAVE_UP_ROWS, "Recorder stop requests given up, now", null, state, t -> t.recorderGaveUp());
+    gauge(registry, POISON_ROWS, "Live conferences whose last close failed (poison rows), now", null, state,
+        t -> t.poison());
+    Gauge.builder(ENABLED, () -> options.enabled() ? 1 : 0)
+        .description("1 when reaping is enabled (reaper.enabled, the CONFERENCE_CALLS_ENABLED flag)")
         .register(registry);
-    Gauge.builder(OUTBOX_OLDEST_AGE, () -> outbox.get() == null ? Double.NaN : age(clock, outbox.get().oldestPending()))
-        .description("Age of the oldest unpublished outbox row")
-        .baseUnit("seconds")
+    Gauge.builder(RELAY_ENABLED, () -> delivery.relay() == null ? 0 : 1)
+        .description("1 when this process publishes the outbox to Kafka")
         .register(registry);
-    Gauge.builder(RECORDER_PENDING, () -> recorder.get() == null ? Double.NaN : recorder.get().pending())
-        .description("Recorder stop requests waiting for delivery (NaN: dispatch off)")
+    Gauge.builder(RECORDER_ENABLED, () -> delivery.recorder() == null ? 0 : 1)
+        .description("1 when this process delivers recorder stop requests")
         .register(registry);
+  }
+
+  private static void gauge(
+      MeterRegistry registry, String name, String help, String unit, Supplier<TableState> state,
+      java.util.function.ToDoubleFunction<TableState> value) {
+    Supplier<Number> read =
+        () -> {
+          TableState t = state.get();
+          return t == null ? Double.NaN : value.applyAsDouble(t);
+        };
+    Gauge.Builder<Supplier<Number>> b =
+        Gauge.builder(name, read)
+            .description(help + " (NaN: the database could not be read)");
+    if (unit != null) {
+      b.baseUnit(unit);
+    }
+    b.register(registry);
+  }
+
+  static TableState readTableState(javax.sql.DataSource dataSource) throws java.sql.SQLException {
+    try (java.sql.Connection c = dataSource.getConnection();
+        java.sql.PreparedStatement ps = c.prepareStatement(TABLE_STATE);
+        java.sql.ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new TableState(
+          rs.getLong("outbox_pending"), instant(rs, "outbox_oldest"), rs.getLong("outbox_quarantined"),
+          rs.getLong("recorder_pending"), instant(rs, "recorder_oldest"), rs.getLong("recorder_gave_up"),
+          rs.getLong("poison"));
+    }
+  }
+
+  private static Instant instant(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
+    java.time.OffsetDateTime t = rs.getObject(column, java.time.OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
   }
 
   private static double age(Clock clock, Instant since) {
@@ -193,8 +262,10 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   @Override
   public void cycleCompleted(CycleResult result) {
     runs.increment();
-    cycleDuration.record(result.durationMs(), TimeUnit.MILLISECONDS);
-    if (!result.lockAcquired()) {
+    if (result.lockAcquired()) {
+      // Only cycles that did the work: skipped ones (lock held elsewhere) would drag the quantiles to zero.
+      cycleDuration.record(result.durationMs(), TimeUnit.MILLISECONDS);
+    } else {
       lockHeld.increment();
     }
     lastCycleCompleted = result.asOf().plusMillis(result.durationMs());

@@ -89,6 +89,10 @@ public final class ConferenceRoomReaper {
           .log("cycle completed");
       observer.cycleCompleted(result);
       return result;
+    } catch (java.util.concurrent.CancellationException e) {
+      // A stop, not a failure: the batch rolled back (or committed) whole; nothing to count as an error.
+      log.atInfo().log("cycle cancelled");
+      throw e;
     } catch (RuntimeException e) {
       observer.cycleFailed(jobRunId, e);
       throw e;
