@@ -141,4 +141,45 @@ class PoisonRowTest {
     assertThat(rooms.status(future.id)).isEqualTo("Active");
     assertThat((String) rooms.row(future.id).get("reaper_last_error")).contains("started_at").contains("after asOf");
   }
+
+  @Test
+  void poison_rows_of_every_kind_in_one_batch_never_stall_it_and_are_each_reported() {
+    List<Room> healthy = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      healthy.add(Rooms.emptyActive(asOf.minusSeconds(100 + i)));
+    }
+    rooms.insertAll(healthy);
+    Room nullStart = Rooms.emptyActive(asOf.minusSeconds(500));
+    nullStart.startedAt = null; // a null where the decision needs a value
+    Room future = Rooms.emptyActive(asOf.minusSeconds(510));
+    future.startedAt = asOf.plusSeconds(600); // impossible timestamps
+    Room checked = Rooms.emptyActive(asOf.minusSeconds(520)); // another writer's CHECK refuses its close
+    Room triggered = Rooms.emptyActive(asOf.minusSeconds(530)); // another writer's trigger refuses its close
+    rooms.insertAll(List.of(nullStart, future, checked, triggered));
+    rooms.exec("ALTER TABLE messenger.conference_sessions ADD CONSTRAINT ck_test_mixed"
+        + " CHECK (status <> 'Ended' OR chat_id <> '" + checked.chatId + "') NOT VALID");
+    rooms.exec("CREATE FUNCTION messenger.refuse_close() RETURNS trigger LANGUAGE plpgsql AS $$"
+        + " BEGIN IF NEW.id = '" + triggered.id + "' AND NEW.status = 'Ended' THEN"
+        + " RAISE EXCEPTION 'closing % is not allowed', NEW.id; END IF; RETURN NEW; END $$");
+    rooms.exec("CREATE TRIGGER tr_refuse_close BEFORE UPDATE ON messenger.conference_sessions"
+        + " FOR EACH ROW EXECUTE FUNCTION messenger.refuse_close()");
+    try {
+      CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
+
+      assertThat(result.emptyTimeout()).isEqualTo(20);
+      assertThat(result.failed()).isEqualTo(4);
+      assertThat(reportedFailures).containsExactlyInAnyOrder(nullStart.id, future.id, checked.id, triggered.id);
+      assertThat((String) rooms.row(nullStart.id).get("reaper_last_error")).contains("started_at is null");
+      assertThat((String) rooms.row(future.id).get("reaper_last_error")).contains("after asOf");
+      assertThat((String) rooms.row(checked.id).get("reaper_last_error")).contains("ck_test_mixed");
+      assertThat((String) rooms.row(triggered.id).get("reaper_last_error")).contains("P0001").contains("not allowed");
+      assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
+          .isEqualTo(4);
+      assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(20);
+    } finally {
+      rooms.exec("DROP TRIGGER tr_refuse_close ON messenger.conference_sessions");
+      rooms.exec("DROP FUNCTION messenger.refuse_close()");
+      rooms.exec("ALTER TABLE messenger.conference_sessions DROP CONSTRAINT ck_test_mixed");
+    }
+  }
 }
