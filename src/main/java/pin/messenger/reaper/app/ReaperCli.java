@@ -33,6 +33,8 @@ final class ReaperCli {
                                 poison rows, pending Kafka/recorder/realtime deliveries (read-only)
         explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
                                 will, whether its row is locked and by whom, its outbox rows
+        bench [--quick]         the benchmark of docs/benchmarks.md on a fresh embedded PostgreSQL
+                                (full: ~10 min and ~10M rows; --quick: ~3 min, stops at 1M)
         help                    this text
 
       Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
@@ -57,6 +59,14 @@ final class ReaperCli {
         case "migrate" -> migrate(rest);
         case "demo" -> DemoCommand.run(rest);
         case "status" -> StatusCommand.status(rest);
+        case "bench" -> {
+          try {
+            yield pin.messenger.reaper.bench.ReaperBenchmark.run(rest);
+          } catch (Exception e) {
+            System.err.println("bench failed: " + describe(e));
+            yield 1;
+          }
+        }
         case "explain" -> StatusCommand.explain(rest);
         case "help", "--help", "-h" -> {
           System.out.print(USAGE);
