@@ -52,12 +52,27 @@ final class Json {
     return this;
   }
 
+  private static boolean isPlain(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   String close() {
     return out.append('}').toString();
   }
 
   private void quote(String s) {
     out.append('"');
+    if (isPlain(s)) {
+      // Ids, enums and instants need no escaping: append them whole.
+      out.append(s).append('"');
+      return;
+    }
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {

@@ -105,8 +105,9 @@ final class PostgresBatch implements ReaperStore.Batch {
       ), events AS (
         INSERT INTO messenger.integration_outbox
                (id, topic, message_key, event_type, payload, occurred_at, correlation_id)
-        SELECT e.event_id, ?, closed.deal_id::text, ?, e.payload::jsonb, ?, ?
-          FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS e(conference_id, event_id, payload)
+        SELECT e.event_id, ?, closed.deal_id::text, ?, p.payload, ?, ?
+          FROM unnest(?::uuid[], ?::uuid[]) WITH ORDINALITY AS e(conference_id, event_id, n)
+          JOIN jsonb_array_elements(?::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = e.n
           JOIN closed ON closed.id = e.conference_id
       ), realtime AS (
         INSERT INTO messenger.realtime_outbox
@@ -284,7 +285,9 @@ final class PostgresBatch implements ReaperStore.Batch {
     List<Long> durations = new ArrayList<>(n);
     List<UUID> eventConferences = new ArrayList<>(n);
     List<UUID> eventIds = new ArrayList<>(n);
-    List<String> payloads = new ArrayList<>(n);
+    // The payloads travel as one JSON array, not a text[]: a text[] literal makes the driver escape every
+    // character of every payload (the hottest frame of the drain profile, docs/benchmarks.md).
+    StringBuilder payloads = new StringBuilder(n * 600).append('[');
     List<UUID> realtimeConferences = new ArrayList<>(n);
     List<UUID> realtimeIds = new ArrayList<>(n);
     List<String> realtimeKinds = new ArrayList<>(n);
@@ -301,7 +304,10 @@ final class PostgresBatch implements ReaperStore.Batch {
       if (t.event() != null) {
         eventConferences.add(t.conferenceId());
         eventIds.add(UUID.randomUUID());
-        payloads.add(t.event().toJson());
+        if (payloads.length() > 1) {
+          payloads.append(',');
+        }
+        payloads.append(t.event().toJson());
       }
       realtimeConferences.add(t.conferenceId());
       realtimeIds.add(UUID.randomUUID());
@@ -328,7 +334,7 @@ final class PostgresBatch implements ReaperStore.Batch {
       ps.setString(i++, correlationId);
       ps.setArray(i++, Sql.uuidArray(connection, eventConferences));
       ps.setArray(i++, Sql.uuidArray(connection, eventIds));
-      ps.setArray(i++, Sql.textArray(connection, payloads));
+      ps.setString(i++, payloads.append(']').toString());
       ps.setObject(i++, Sql.ts(asOf));
       ps.setArray(i++, Sql.uuidArray(connection, realtimeConferences));
       ps.setArray(i++, Sql.uuidArray(connection, realtimeIds));
