@@ -44,4 +44,23 @@ final class JarRunner {
         "SPRING_DATASOURCE_USERNAME", "postgres",
         "SPRING_DATASOURCE_PASSWORD", "");
   }
+
+  /**
+   * Starts a command of the packaged jar as bin/reaper does (e.g. the long-running {@code run}) and returns at once;
+   * stdout and stderr go to {@code output} (appended), which the caller reads. A file, not a pipe: nothing the
+   * process printed is lost when it is killed, and a frozen reader never blocks the process.
+   */
+  static Process start(Map<String, String> env, List<String> jvmOptions, Path output, String... args)
+      throws Exception {
+    Path jar = Path.of("target", "conference-room-reaper.jar");
+    assertThat(jar).exists();
+    List<String> command = new ArrayList<>(List.of("java"));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
+    pb.environment().putAll(env);
+    return pb.start();
+  }
 }

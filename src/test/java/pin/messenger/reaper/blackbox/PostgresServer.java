@@ -88,4 +88,36 @@ final class PostgresServer implements AutoCloseable {
     boolean root = "root".equals(System.getProperty("user.name"));
     run(asPostgres(root, bin.resolve("pg_ctl").toString(), "-D", dataDir.toString(), "-m", "fast", "-w", "stop"));
   }
+
+  /** True when this is a server process of its own that {@link #restart} can restart (not the embedded fallback). */
+  boolean restartable() {
+    return embedded == null;
+  }
+
+  /**
+   * Restarts the server in place: {@code pg_ctl restart -m fast -w}, same data directory, same port. Fast shutdown
+   * ends every session (clients see 57P01) and rolls back open transactions; returns once the server accepts
+   * connections again.
+   */
+  void restart() throws Exception {
+    if (embedded != null) {
+      throw new UnsupportedOperationException("the embedded fallback server cannot be restarted in place");
+    }
+    boolean root = "root".equals(System.getProperty("user.name"));
+    Path dir = dataDir.getParent();
+    run(
+        asPostgres(
+            root,
+            bin.resolve("pg_ctl").toString(),
+            "-D", dataDir.toString(),
+            "-l", dir.resolve("server.log").toString(),
+            "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
+            "-m", "fast",
+            "-w", "restart"));
+  }
+
+  /** The server's log file (null for the embedded fallback). */
+  Path serverLog() {
+    return dataDir == null ? null : dataDir.getParent().resolve("server.log");
+  }
 }
