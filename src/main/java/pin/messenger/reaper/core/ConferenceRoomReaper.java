@@ -123,7 +123,7 @@ public final class ConferenceRoomReaper {
           return;
         }
         lock.verifyHeld();
-        BatchOutcome batch = runBatch(phase, asOf, jobRunId, cancellation, dryRun);
+        BatchOutcome batch = runBatch(lock, phase, asOf, jobRunId, cancellation, dryRun);
         total = total.plus(batch);
         boolean full = batch.claimed() >= options.batchSize();
         if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
@@ -136,7 +136,12 @@ public final class ConferenceRoomReaper {
   }
 
   private BatchOutcome runBatch(
-      Phase phase, Instant asOf, String jobRunId, Cancellation cancellation, boolean dryRun) {
+      ReaperStore.RunLock lock,
+      Phase phase,
+      Instant asOf,
+      String jobRunId,
+      Cancellation cancellation,
+      boolean dryRun) {
     Instant cutoff = phase.cutoff(asOf, options);
     ReaperStore.ApplyResult applied;
     Map<UUID, String> poison = new LinkedHashMap<>();
@@ -182,6 +187,9 @@ public final class ConferenceRoomReaper {
       }
       cancellation.throwIfCancelled();
       if (!dryRun) {
+        // Again right before the commit: a runner that stalled inside the batch (GC pause, SIGSTOP) and lost its
+        // lock meanwhile rolls back instead of committing beside the new holder.
+        lock.verifyHeld();
         batch.commit();
       }
     }

@@ -186,7 +186,19 @@ public final class PostgresReaperStore implements ReaperStore {
 
     @Override
     public void close() {
-      // Ending the lock's transaction frees the transaction-level advisory lock.
+      if (connection == null) {
+        return;
+      }
+      // Ending the lock's transaction frees the transaction-level advisory lock. If it cannot be ended, the server
+      // has already ended the session (TTL passed, backend terminated): the lock was lost before the cycle ended.
+      try {
+        connection.rollback();
+      } catch (SQLException e) {
+        org.slf4j.LoggerFactory.getLogger(PostgresReaperStore.class)
+            .atWarn()
+            .addKeyValue("reason", Sql.describe(e))
+            .log("run lock was lost before the cycle ended (its TTL passed or its session was ended)");
+      }
       endQuietly(connection);
     }
   }
