@@ -23,6 +23,7 @@ import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.Transition;
 import pin.messenger.reaper.delivery.DeliveryObserver;
+import pin.messenger.reaper.store.Diagnostics;
 
 /**
  * The worker's Micrometer meters, exposed in Prometheus form as the spec names them
@@ -59,24 +60,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public static final String OUTBOX_QUARANTINED_ROWS = "messenger.conf.reaper.outbox.quarantined.rows";
   public static final String RECORDER_GAVE_UP_ROWS = "messenger.conf.reaper.recorder.stop.gave.up.rows";
 
-  /** Delivery and poison state straight from the tables: reported whether or not this process delivers. */
-  static final String TABLE_STATE =
-      """
-      SELECT (SELECT count(*) FROM messenger.integration_outbox
-               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_pending,
-             (SELECT min(occurred_at) FROM messenger.integration_outbox
-               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_oldest,
-             (SELECT count(*) FROM messenger.integration_outbox WHERE quarantined_at IS NOT NULL) AS outbox_quarantined,
-             (SELECT count(*) FROM messenger.recorder_stop_requests
-               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_pending,
-             (SELECT min(created_at) FROM messenger.recorder_stop_requests
-               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_oldest,
-             (SELECT count(*) FROM messenger.recorder_stop_requests WHERE gave_up_at IS NOT NULL) AS recorder_gave_up,
-             (SELECT count(*) FROM messenger.conference_sessions
-               WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL) AS poison
-      """;
-
-  /** One reading of {@link #TABLE_STATE}. */
+  /** One reading of {@link Diagnostics#DELIVERY}. */
   record TableState(
       long outboxPending, Instant outboxOldest, long outboxQuarantined, long recorderPending, Instant recorderOldest,
       long recorderGaveUp, long poison) {}
@@ -211,7 +195,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
 
   static TableState readTableState(javax.sql.DataSource dataSource) throws java.sql.SQLException {
     try (java.sql.Connection c = dataSource.getConnection();
-        java.sql.PreparedStatement ps = c.prepareStatement(TABLE_STATE);
+        java.sql.PreparedStatement ps = c.prepareStatement(Diagnostics.DELIVERY);
         java.sql.ResultSet rs = ps.executeQuery()) {
       rs.next();
       return new TableState(

@@ -49,7 +49,8 @@ public final class Diagnostics {
        WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL
       """;
 
-  static final String DELIVERY =
+  /** Pending deliveries and poison rows, straight from the tables (also read by the gauges). */
+  public static final String DELIVERY =
       """
       SELECT (SELECT count(*) FROM messenger.integration_outbox
                WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_pending,
@@ -61,7 +62,9 @@ public final class Diagnostics {
              (SELECT min(created_at) FROM messenger.recorder_stop_requests
                WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_oldest,
              (SELECT count(*) FROM messenger.recorder_stop_requests WHERE gave_up_at IS NOT NULL) AS recorder_gave_up,
-             (SELECT count(*) FROM messenger.realtime_outbox WHERE dispatched_at IS NULL) AS realtime_pending
+             (SELECT count(*) FROM messenger.realtime_outbox WHERE dispatched_at IS NULL) AS realtime_pending,
+             (SELECT count(*) FROM messenger.conference_sessions
+               WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL) AS poison
       """;
 
   static final String SESSION = "SELECT * FROM messenger.conference_sessions WHERE id = ?";
