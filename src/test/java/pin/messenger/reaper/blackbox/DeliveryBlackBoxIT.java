@@ -13,15 +13,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import pin.messenger.reaper.core.ConferenceEndedEvent;
+import pin.messenger.reaper.delivery.KafkaTestSupport;
 import pin.messenger.reaper.testing.ContractSchema;
 import pin.messenger.reaper.testing.FakeMediaStack;
 import pin.messenger.reaper.testing.Rooms;
@@ -82,7 +80,8 @@ class DeliveryBlackBoxIT {
                 .map(r -> r.get("id").toString())
                 .collect(Collectors.toSet());
         List<CloudEvent> events = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> consumer = consumer("localhost:" + network.port());
+        try (KafkaConsumer<String, byte[]> consumer =
+                KafkaTestSupport.consumer("localhost:" + network.port(), ConferenceEndedEvent.TOPIC);
             CloudEventDeserializer parser = new CloudEventDeserializer()) {
           long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
           while (events.size() < 2 && System.nanoTime() < deadline) {
@@ -107,18 +106,5 @@ class DeliveryBlackBoxIT {
         broker.destroy();
       }
     }
-  }
-
-  static KafkaConsumer<String, byte[]> consumer(String servers) {
-    KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
-                ConsumerConfig.GROUP_ID_CONFIG, "blackbox-" + UUID.randomUUID(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
-    consumer.subscribe(List.of(ConferenceEndedEvent.TOPIC));
-    return consumer;
   }
 }

@@ -18,10 +18,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /** An in-process KRaft broker, and stock Kafka clients for it. */
-final class KafkaTestSupport {
+public final class KafkaTestSupport {
   private KafkaTestSupport() {}
 
-  static EmbeddedKafkaKraftBroker broker(int port, String... topics) {
+  public static EmbeddedKafkaKraftBroker broker(int port, String... topics) {
     EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 3, topics);
     if (port > 0) {
       broker.kafkaPorts(port);
@@ -30,7 +30,7 @@ final class KafkaTestSupport {
     return broker;
   }
 
-  static Producer<String, byte[]> producer(String servers, Map<String, Object> extra) {
+  public static Producer<String, byte[]> producer(String servers, Map<String, Object> extra) {
     Map<String, Object> props = new java.util.HashMap<>();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -46,7 +46,7 @@ final class KafkaTestSupport {
     return new KafkaProducer<>(props);
   }
 
-  static KafkaConsumer<String, byte[]> consumer(String servers, String topic) {
+  public static KafkaConsumer<String, byte[]> consumer(String servers, String topic) {
     KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
             Map.of(
@@ -60,7 +60,7 @@ final class KafkaTestSupport {
   }
 
   /** Polls until {@code expected} records matching {@code filter} arrived or the deadline passed. */
-  static List<ConsumerRecord<String, byte[]>> readUntil(
+  public static List<ConsumerRecord<String, byte[]>> readUntil(
       KafkaConsumer<String, byte[]> consumer,
       java.util.function.Predicate<ConsumerRecord<String, byte[]>> filter,
       int expected,
@@ -84,7 +84,7 @@ final class KafkaTestSupport {
   }
 
   /** Polls until {@code expected} records arrived or the deadline passed. */
-  static List<ConsumerRecord<String, byte[]>> read(KafkaConsumer<String, byte[]> consumer, int expected, Duration max) {
+  public static List<ConsumerRecord<String, byte[]>> read(KafkaConsumer<String, byte[]> consumer, int expected, Duration max) {
     List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
     long deadline = System.nanoTime() + max.toNanos();
     while (out.size() < expected && System.nanoTime() < deadline) {

@@ -12,9 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,31 +24,17 @@ import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.testing.FakeMediaStack;
+import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
-import pin.messenger.reaper.testing.TestDatabase;
 
 /** Recorder stop delivery against a real local HTTP server and a real PostgreSQL. */
-class RecorderStopDispatcherTest {
-  static TestDatabase db;
-  static Rooms rooms;
+class RecorderStopDispatcherTest extends DatabaseTest {
   FakeMediaStack media;
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.create();
-    rooms = new Rooms(db.dataSource());
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
   @BeforeEach
   void setUp() throws Exception {
-    rooms.truncateAll();
     media = new FakeMediaStack();
   }
 

@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.core.Cancellation;
@@ -18,34 +16,20 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
-import pin.messenger.reaper.testing.TestDatabase;
 
 /** A poison row never sinks its batch: isolated, logged, counted, kept with its error, retried later. */
-class PoisonRowTest {
-  static TestDatabase db;
-  static Rooms rooms;
+class PoisonRowTest extends DatabaseTest {
 
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
   final List<UUID> reportedFailures = new CopyOnWriteArrayList<>();
   ConferenceRoomReaper reaper;
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.create();
-    rooms = new Rooms(db.dataSource());
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
   @BeforeEach
   void clean() {
-    rooms.truncateAll();
     ReaperObserver observer =
         new ReaperObserver() {
           @Override

@@ -18,8 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.core.Cancellation;
@@ -30,33 +28,19 @@ import pin.messenger.reaper.core.LockLostException;
 import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
+import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
-import pin.messenger.reaper.testing.TestDatabase;
 
 /** Locks, races, parallel runners, hung holders, cancellation and infrastructure failures — with latches. */
-class ReaperConcurrencyTest {
-  static TestDatabase db;
-  static Rooms rooms;
+class ReaperConcurrencyTest extends DatabaseTest {
 
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
   PostgresReaperStore store;
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.create();
-    rooms = new Rooms(db.dataSource());
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
   @BeforeEach
   void clean() {
-    rooms.truncateAll();
     store = new PostgresReaperStore(db.dataSource());
   }
 

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.core.Cancellation;
@@ -21,34 +19,20 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.testing.ContractSchema;
+import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
-import pin.messenger.reaper.testing.TestDatabase;
 
 /** The spec's Tests table, row by row, against a real PostgreSQL (JVM and sessions in a non-UTC zone). */
-class ReaperCycleTest {
-  static TestDatabase db;
-  static Rooms rooms;
+class ReaperCycleTest extends DatabaseTest {
 
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
   final List<ConferenceEndedEvent> dispatched = new CopyOnWriteArrayList<>();
   ConferenceRoomReaper reaper;
   final Instant asOf = Instant.parse("2026-12-02T10:00:00.123456Z");
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.create();
-    rooms = new Rooms(db.dataSource());
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
   @BeforeEach
   void clean() {
-    rooms.truncateAll();
     reaper =
         new ConferenceRoomReaper(
             new PostgresReaperStore(db.dataSource()), options, ReaperObserver.NONE, List.of(dispatched::add));
