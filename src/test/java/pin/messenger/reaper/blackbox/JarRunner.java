@@ -11,8 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Runs the packaged jar as bin/reaper does, in its own process, and captures what it printed. */
+/**
+ * Runs the packaged jar through {@code bin/reaper} itself (unpacked, with the class-data archive), in its own
+ * process, and captures what it printed. {@code bin/reaper} ends in {@code exec java}, so the process handed back is
+ * the worker's JVM: signals (kill -9, SIGSTOP) reach the worker, not a shell.
+ */
 final class JarRunner {
+  private static final Path LAUNCHER = Path.of("bin", "reaper").toAbsolutePath();
+  private static boolean prepared;
   /** One run: exit code, everything printed, and the last line (the command's JSON result). */
   record Run(int exit, String stdout, String lastLine) {
     int json(String field) {
@@ -22,13 +28,36 @@ final class JarRunner {
 
   private JarRunner() {}
 
-  static Run run(Map<String, String> env, String... args) throws Exception {
-    Path jar = Path.of("target", "conference-room-reaper.jar");
-    assertThat(jar).exists();
-    List<String> command = new ArrayList<>(List.of("java", "-Xmx256m", "-jar", jar.toString()));
+  /**
+   * {@code bin/reaper prepare} once per test JVM, before any worker starts: unpacking and training the archive are
+   * then never raced by workers started together.
+   */
+  private static synchronized void prepare() throws Exception {
+    if (prepared) {
+      return;
+    }
+    assertThat(Path.of("target", "conference-room-reaper.jar")).exists();
+    Path log = Files.createTempFile("reaper-prepare", ".log");
+    Process p = new ProcessBuilder(LAUNCHER.toString(), "prepare").redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("bin/reaper prepare finished").isTrue();
+    assertThat(p.exitValue()).as("bin/reaper prepare: " + Files.readString(log)).isZero();
+    prepared = true;
+  }
+
+  private static ProcessBuilder launcher(Map<String, String> env, List<String> jvmOptions, String... args)
+      throws Exception {
+    prepare();
+    List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().putAll(env);
+    pb.environment().put("REAPER_JAVA_OPTS", String.join(" ", jvmOptions));
+    return pb;
+  }
+
+  static Run run(Map<String, String> env, String... args) throws Exception {
+    ProcessBuilder pb = launcher(env, List.of("-Xmx256m"), args);
     Path log = Files.createTempFile("reaper-run", ".log");
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
@@ -52,15 +81,8 @@ final class JarRunner {
    */
   static Process start(Map<String, String> env, List<String> jvmOptions, Path output, String... args)
       throws Exception {
-    Path jar = Path.of("target", "conference-room-reaper.jar");
-    assertThat(jar).exists();
-    List<String> command = new ArrayList<>(List.of("java"));
-    command.addAll(jvmOptions);
-    command.addAll(List.of("-jar", jar.toString()));
-    command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    ProcessBuilder pb = launcher(env, jvmOptions, args);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
-    pb.environment().putAll(env);
     return pb.start();
   }
 }
