@@ -35,10 +35,13 @@ public final class ReaperBenchmark {
   private final BenchData data;
   private final Floors floors;
   private final StringBuilder report = new StringBuilder();
+  /** A second database on the same server that keeps 10k terminal rows: the idle cycle's reference, timed in turn. */
+  private final HikariDataSource reference;
 
-  private ReaperBenchmark(boolean quick, HikariDataSource dataSource) {
+  private ReaperBenchmark(boolean quick, HikariDataSource dataSource, HikariDataSource reference) {
     this.quick = quick;
     this.dataSource = dataSource;
+    this.reference = reference;
     this.data = new BenchData(dataSource);
     this.floors = new Floors(dataSource);
   }
@@ -51,11 +54,21 @@ public final class ReaperBenchmark {
     Path dir = Files.createTempDirectory("reaper-bench");
     try (EmbeddedPostgres pg = EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(true)
         .setServerConfig("shared_buffers", "512MB").setServerConfig("max_wal_size", "4GB").start();
-        HikariDataSource ds = new HikariDataSource()) {
+        HikariDataSource ds = new HikariDataSource();
+        HikariDataSource ref = new HikariDataSource()) {
       ds.setJdbcUrl(pg.getJdbcUrl("postgres", "postgres"));
       ds.setMaximumPoolSize(4);
       SchemaMigrations.migrate(ds);
-      ReaperBenchmark bench = new ReaperBenchmark(quick, ds);
+      try (var c = ds.getConnection(); var st = c.createStatement()) {
+        st.execute("CREATE DATABASE reference");
+      }
+      ref.setJdbcUrl(pg.getJdbcUrl("postgres", "reference"));
+      ref.setMaximumPoolSize(2);
+      SchemaMigrations.migrate(ref);
+      BenchData referenceData = new BenchData(ref);
+      referenceData.liveRooms(1000);
+      referenceData.history(10_000);
+      ReaperBenchmark bench = new ReaperBenchmark(quick, ds, ref);
       bench.line("# conference-room-reaper benchmark (" + (quick ? "quick" : "full") + "), "
           + Runtime.getRuntime().availableProcessors() + " cores, PostgreSQL " + version(ds) + ", " + Instant.now());
       bench.idleHeader();
@@ -90,17 +103,18 @@ public final class ReaperBenchmark {
     return new ConferenceRoomReaper(new PostgresReaperStore(dataSource), options, ReaperObserver.NONE, List.of());
   }
 
-  private double idleBase;
   private boolean liveRooms;
 
   private void idleHeader() {
-    line("\n## 1. Idle cycle vs history (1,000 live rooms, nothing due; median of 41 cycles)");
+    line("\n## 1. Idle cycle vs history (1,000 live rooms, nothing due; median of 41 cycles, each timed in turn with"
+        + " the same cycle on a second database of the same server that keeps 10k terminal rows)");
     idleHeaderRow();
   }
 
   private void idleHeaderRow() {
-    line("| terminal rows | reaper cycle (lock + 3 phases) ms | 3 raw claims ms | ratio to raw | cycle vs 10k case |");
-    line("|---:|---:|---:|---:|---:|");
+    line("| terminal rows | reaper cycle (lock + 3 phases) ms | 3 raw claims ms | ratio to raw"
+        + " | same cycle, 10k database, ms | cycle vs 10k database (median of paired ratios) |");
+    line("|---:|---:|---:|---:|---:|---:|");
   }
 
   /** 1. Idle cycle (nothing due, 1,000 live rooms) as the history grows, against the three raw claims. */
@@ -110,11 +124,14 @@ public final class ReaperBenchmark {
       liveRooms = true;
     }
     ConferenceRoomReaper reaper = reaper(ConferenceRoomReaperOptions.defaults());
+    ConferenceRoomReaper referenceReaper = new ConferenceRoomReaper(new PostgresReaperStore(reference),
+        ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of());
     ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
     // Warm the JIT and the caches before the first measured size, so the 10k case is not paying for start-up.
     for (int i = 0; i < 300; i++) {
       Instant now = Instant.now();
       reaper.runOnce(now, Cancellation.NONE);
+      referenceReaper.runOnce(now, Cancellation.NONE);
       floors.rawClaims(Phase.EMPTY_ROOM.cutoff(now, o), Phase.PROVISION_TIMEOUT.cutoff(now, o),
           Phase.STALE_LIVE.cutoff(now, o));
     }
@@ -122,28 +139,32 @@ public final class ReaperBenchmark {
       data.history(history);
       List<Double> cycle = new ArrayList<>();
       List<Double> raw = new ArrayList<>();
+      List<Double> ref = new ArrayList<>();
+      List<Double> paired = new ArrayList<>();
       for (int i = 0; i < 46; i++) {
         Instant now = Instant.now();
+        long r0 = System.nanoTime();
+        CycleResult rr = referenceReaper.runOnce(now, Cancellation.NONE);
         long t0 = System.nanoTime();
         CycleResult r = reaper.runOnce(now, Cancellation.NONE);
         long t1 = System.nanoTime();
         floors.rawClaims(Phase.EMPTY_ROOM.cutoff(now, o), Phase.PROVISION_TIMEOUT.cutoff(now, o),
             Phase.STALE_LIVE.cutoff(now, o));
         long t2 = System.nanoTime();
-        if (r.reaped() != 0) {
-          throw new IllegalStateException("idle cycle reaped " + r.reaped());
+        if (r.reaped() != 0 || rr.reaped() != 0) {
+          throw new IllegalStateException("idle cycle reaped " + r.reaped() + " / " + rr.reaped());
         }
         if (i >= 5) { // warm-up
           cycle.add((t1 - t0) / 1e6);
           raw.add((t2 - t1) / 1e6);
+          ref.add((t0 - r0) / 1e6);
+          paired.add((double) (t1 - t0) / (t0 - r0));
         }
       }
       double c = median(cycle);
       double w = median(raw);
-      if (idleBase == 0) {
-        idleBase = c;
-      }
-      line(String.format("| %,d | %.2f | %.2f | %.1f× | %.2f× |", history, c, w, c / w, c / idleBase));
+      line(String.format("| %,d | %.2f | %.2f | %.1f× | %.2f | %.2f× |", history, c, w, c / w, median(ref),
+          median(paired)));
     }
   }
 

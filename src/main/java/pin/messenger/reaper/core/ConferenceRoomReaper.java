@@ -112,6 +112,7 @@ public final class ConferenceRoomReaper {
     long deadline = start + options.maxRunDuration().toNanos();
     for (Phase phase : Phase.values()) {
       BatchOutcome total = BatchOutcome.EMPTY;
+      Instant[] after = {null}; // the last key of this phase's previous full batch (drain mode)
       while (true) {
         cancellation.throwIfCancelled();
         if (System.nanoTime() - deadline > 0) {
@@ -123,7 +124,7 @@ public final class ConferenceRoomReaper {
           return;
         }
         lock.verifyHeld();
-        BatchOutcome batch = runBatch(lock, phase, asOf, jobRunId, cancellation, dryRun);
+        BatchOutcome batch = runBatch(lock, phase, asOf, jobRunId, cancellation, dryRun, after);
         total = total.plus(batch);
         boolean full = batch.claimed() >= options.batchSize();
         if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
@@ -141,7 +142,8 @@ public final class ConferenceRoomReaper {
       Instant asOf,
       String jobRunId,
       Cancellation cancellation,
-      boolean dryRun) {
+      boolean dryRun,
+      Instant[] after) {
     Instant cutoff = phase.cutoff(asOf, options);
     ReaperStore.ApplyResult applied;
     Map<UUID, String> poison = new LinkedHashMap<>();
@@ -152,7 +154,10 @@ public final class ConferenceRoomReaper {
       List<ConferenceSession> claimed = batch.claim(phase, cutoff, asOf, options.batchSize());
       claimedCount = claimed.size();
       cancellation.throwIfCancelled();
-      skippedLocked = batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize());
+      skippedLocked = batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize(), after[0]);
+      if (!claimed.isEmpty()) {
+        after[0] = phase.orderKey(claimed.get(claimed.size() - 1));
+      }
       log.atInfo()
           .addKeyValue("phase", phase.label())
           .addKeyValue("count", claimedCount)

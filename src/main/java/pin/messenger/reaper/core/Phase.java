@@ -57,6 +57,11 @@ public enum Phase {
     return to == ConferenceStatus.Ended;
   }
 
+  /** The row's claim-order key: what {@link #cutoff} is compared with, oldest first. */
+  public java.time.Instant orderKey(ConferenceSession session) {
+    return this == PROVISION_TIMEOUT ? session.createdAt() : session.lastActivityAt();
+  }
+
   /** The moment at or before which a row's reference time must lie for the row to be due at {@code asOf}. */
   public java.time.Instant cutoff(java.time.Instant asOf, ConferenceRoomReaperOptions options) {
     return switch (this) {

@@ -46,9 +46,13 @@ public interface ReaperStore {
 
     /**
      * How many due rows this claim passed over because another transaction held them: those before the last
-     * claimed row in claim order (all of them when the claim was not full).
+     * claimed row in claim order (all of them when the claim was not full), and after {@code after} — the last
+     * key of the phase's previous full batch in this cycle (drain mode), or {@code null} for the first batch. The
+     * lower bound keeps a row held across several batches from being counted once per batch, and keeps the count
+     * from re-reading the index entries of every row the earlier batches closed.
      */
-    int countSkippedLocked(Phase phase, Instant cutoff, Instant asOf, List<ConferenceSession> claimed, int limit);
+    int countSkippedLocked(
+        Phase phase, Instant cutoff, Instant asOf, List<ConferenceSession> claimed, int limit, Instant after);
 
     /**
      * Writes the transitions with their status guard, and in the same transaction their outbox rows. A row whose

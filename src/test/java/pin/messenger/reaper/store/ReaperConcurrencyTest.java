@@ -126,6 +126,32 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
+  void in_drain_mode_a_row_held_across_several_batches_is_counted_skipped_once() throws Exception {
+    // The held row is the oldest: every batch's claim passes over it, but it was skipped once, not once per batch.
+    Room held = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(900)));
+    for (int i = 0; i < 10; i++) {
+      rooms.insert(Rooms.emptyActive(asOf.minusSeconds(800 - i)));
+    }
+    ConferenceRoomReaperOptions drain =
+        options.toBuilder().batchSize(3).drainEnabled(true).drainPause(Duration.ZERO).build();
+    try (Connection command = db.newConnection()) {
+      command.setAutoCommit(false);
+      try (PreparedStatement ps =
+          command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
+        ps.setObject(1, held.id);
+        ps.executeQuery().close();
+      }
+
+      CycleResult result = reaper(drain, store).runOnce(asOf, Cancellation.NONE);
+
+      assertThat(result.emptyTimeout()).isEqualTo(10);
+      assertThat(result.skippedLocked()).isEqualTo(1);
+      assertThat(rooms.status(held.id)).isEqualTo("Active");
+      command.commit();
+    }
+  }
+
+  @Test
   void a_join_committed_while_the_reaper_waited_is_seen_because_the_claim_rechecks_the_row() throws Exception {
     // The command updates the row (count 0 → 1) and holds it; the reaper skips it; after commit it is no longer due.
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
