@@ -89,6 +89,7 @@ class ClaimPlanTest {
         ps.setInt(3, 100);
       } else {
         ps.setObject(3, Rooms.ts(cutoff));
+        ps.setObject(4, Rooms.ts(cutoff.minusSeconds(3600))); // a later drain batch: counted past a lower bound
       }
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
