@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,12 +36,18 @@ public final class ReaperBenchmark {
   private final BenchData data;
   private final Floors floors;
   private final StringBuilder report = new StringBuilder();
-  /** A second database on the same server that keeps 10k terminal rows: the idle cycle's reference, timed in turn. */
+  /**
+   * Section 1 has two databases of its own on the same server: one whose history grows (10k, 1M, 10M terminal rows)
+   * and a reference that keeps 10k, timed in turn with it. Neither sees the drain sections' churn.
+   */
+  private final HikariDataSource idle;
   private final HikariDataSource reference;
 
-  private ReaperBenchmark(boolean quick, HikariDataSource dataSource, HikariDataSource reference) {
+  private ReaperBenchmark(
+      boolean quick, HikariDataSource dataSource, HikariDataSource idle, HikariDataSource reference) {
     this.quick = quick;
     this.dataSource = dataSource;
+    this.idle = idle;
     this.reference = reference;
     this.data = new BenchData(dataSource);
     this.floors = new Floors(dataSource);
@@ -55,32 +62,30 @@ public final class ReaperBenchmark {
     try (EmbeddedPostgres pg = EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(true)
         .setServerConfig("shared_buffers", "512MB").setServerConfig("max_wal_size", "4GB").start();
         HikariDataSource ds = new HikariDataSource();
+        HikariDataSource idle = new HikariDataSource();
         HikariDataSource ref = new HikariDataSource()) {
       ds.setJdbcUrl(pg.getJdbcUrl("postgres", "postgres"));
       ds.setMaximumPoolSize(4);
       SchemaMigrations.migrate(ds);
       try (var c = ds.getConnection(); var st = c.createStatement()) {
+        st.execute("CREATE DATABASE idle");
         st.execute("CREATE DATABASE reference");
       }
-      ref.setJdbcUrl(pg.getJdbcUrl("postgres", "reference"));
-      ref.setMaximumPoolSize(2);
-      SchemaMigrations.migrate(ref);
-      BenchData referenceData = new BenchData(ref);
-      referenceData.liveRooms(1000);
-      referenceData.history(10_000);
-      ReaperBenchmark bench = new ReaperBenchmark(quick, ds, ref);
+      for (var side : List.of(Map.entry(idle, "idle"), Map.entry(ref, "reference"))) {
+        side.getKey().setJdbcUrl(pg.getJdbcUrl("postgres", side.getValue()));
+        side.getKey().setMaximumPoolSize(2);
+        SchemaMigrations.migrate(side.getKey());
+        new BenchData(side.getKey()).liveRooms(1000);
+      }
+      new BenchData(ref).history(10_000);
+      ReaperBenchmark bench = new ReaperBenchmark(quick, ds, idle, ref);
       bench.line("# conference-room-reaper benchmark (" + (quick ? "quick" : "full") + "), "
           + Runtime.getRuntime().availableProcessors() + " cores, PostgreSQL " + version(ds) + ", " + Instant.now());
       bench.idleHeader();
-      bench.idle(List.of(10_000L, 1_000_000L));
+      bench.idle(quick ? List.of(10_000L, 1_000_000L) : List.of(10_000L, 1_000_000L, 10_000_000L));
       bench.drain();
       bench.defaultCycle();
       bench.drainMode();
-      if (!quick) {
-        bench.line("\n## 1 (continued). Idle cycle at 10M terminal rows (measured after the sections above)");
-        bench.idleHeaderRow();
-        bench.idle(List.of(10_000_000L));
-      }
       bench.slo();
       System.out.println("\n" + bench.report);
     }
@@ -106,8 +111,9 @@ public final class ReaperBenchmark {
   private boolean liveRooms;
 
   private void idleHeader() {
-    line("\n## 1. Idle cycle vs history (1,000 live rooms, nothing due; median of 41 cycles, each timed in turn with"
-        + " the same cycle on a second database of the same server that keeps 10k terminal rows)");
+    line("\n## 1. Idle cycle vs history (1,000 live rooms, nothing due, in a database of its own; median of 41 cycles,"
+        + " each timed in turn with the same cycle on a second database of the same server that keeps 10k terminal"
+        + " rows)");
     idleHeaderRow();
   }
 
@@ -119,11 +125,10 @@ public final class ReaperBenchmark {
 
   /** 1. Idle cycle (nothing due, 1,000 live rooms) as the history grows, against the three raw claims. */
   private void idle(List<Long> sizes) throws Exception {
-    if (!liveRooms) {
-      data.liveRooms(1000);
-      liveRooms = true;
-    }
-    ConferenceRoomReaper reaper = reaper(ConferenceRoomReaperOptions.defaults());
+    BenchData idleData = new BenchData(idle);
+    Floors idleFloors = new Floors(idle);
+    ConferenceRoomReaper reaper = new ConferenceRoomReaper(new PostgresReaperStore(idle),
+        ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of());
     ConferenceRoomReaper referenceReaper = new ConferenceRoomReaper(new PostgresReaperStore(reference),
         ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of());
     ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
@@ -132,11 +137,11 @@ public final class ReaperBenchmark {
       Instant now = Instant.now();
       reaper.runOnce(now, Cancellation.NONE);
       referenceReaper.runOnce(now, Cancellation.NONE);
-      floors.rawClaims(Phase.EMPTY_ROOM.cutoff(now, o), Phase.PROVISION_TIMEOUT.cutoff(now, o),
+      idleFloors.rawClaims(Phase.EMPTY_ROOM.cutoff(now, o), Phase.PROVISION_TIMEOUT.cutoff(now, o),
           Phase.STALE_LIVE.cutoff(now, o));
     }
     for (long history : sizes) {
-      data.history(history);
+      idleData.history(history);
       List<Double> cycle = new ArrayList<>();
       List<Double> raw = new ArrayList<>();
       List<Double> ref = new ArrayList<>();
@@ -148,7 +153,7 @@ public final class ReaperBenchmark {
         long t0 = System.nanoTime();
         CycleResult r = reaper.runOnce(now, Cancellation.NONE);
         long t1 = System.nanoTime();
-        floors.rawClaims(Phase.EMPTY_ROOM.cutoff(now, o), Phase.PROVISION_TIMEOUT.cutoff(now, o),
+        idleFloors.rawClaims(Phase.EMPTY_ROOM.cutoff(now, o), Phase.PROVISION_TIMEOUT.cutoff(now, o),
             Phase.STALE_LIVE.cutoff(now, o));
         long t2 = System.nanoTime();
         if (r.reaped() != 0 || rr.reaped() != 0) {
@@ -173,7 +178,11 @@ public final class ReaperBenchmark {
     int backlog = quick ? 20_000 : 100_000;
     int rowByRowRows = quick ? 4_000 : 10_000;
     int reps = 3;
-    data.history(1_000_000); // already there after section 1
+    if (!liveRooms) {
+      data.liveRooms(1000);
+      liveRooms = true;
+    }
+    data.history(1_000_000);
     line(String.format("%n## 2. Backlog drain (%,d due empty rooms, 3 roster rows each, every 10th recorded, over"
         + " 1M history; rows/s, median of %d runs)", backlog, reps));
     line("| batch | reaper (drain mode) | set-based floor | row-by-row loop | reaper / floor | reaper / row-by-row |");
