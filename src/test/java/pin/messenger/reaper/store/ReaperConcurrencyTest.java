@@ -100,17 +100,23 @@ class ReaperConcurrencyTest extends DatabaseTest {
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(1);
   }
 
+  /** A command's open transaction holding the row's lock (as join/leave/end-conference do); commit to release. */
+  private static Connection holdRow(Room room) throws Exception {
+    Connection command = db.newConnection();
+    command.setAutoCommit(false);
+    try (PreparedStatement ps =
+        command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
+      ps.setObject(1, room.id);
+      ps.executeQuery().close();
+    }
+    return command;
+  }
+
   @Test
   void row_held_by_a_command_is_skipped_locked_counted_and_closed_by_the_next_cycle() throws Exception {
     Room held = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
     Room free = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(200)));
-    try (Connection command = db.newConnection()) {
-      command.setAutoCommit(false);
-      try (PreparedStatement ps =
-          command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
-        ps.setObject(1, held.id);
-        ps.executeQuery().close();
-      }
+    try (Connection command = holdRow(held)) {
 
       CycleResult result = reaper(options, store).runOnce(asOf, Cancellation.NONE);
 
@@ -134,13 +140,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
     }
     ConferenceRoomReaperOptions drain =
         options.toBuilder().batchSize(3).drainEnabled(true).drainPause(Duration.ZERO).build();
-    try (Connection command = db.newConnection()) {
-      command.setAutoCommit(false);
-      try (PreparedStatement ps =
-          command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
-        ps.setObject(1, held.id);
-        ps.executeQuery().close();
-      }
+    try (Connection command = holdRow(held)) {
 
       CycleResult result = reaper(drain, store).runOnce(asOf, Cancellation.NONE);
 
