@@ -105,7 +105,11 @@ public final class ReaperBenchmark {
   }
 
   private ConferenceRoomReaper reaper(ConferenceRoomReaperOptions options) {
-    return new ConferenceRoomReaper(new PostgresReaperStore(dataSource), options, ReaperObserver.NONE, List.of());
+    return reaper(dataSource, options);
+  }
+
+  private static ConferenceRoomReaper reaper(HikariDataSource database, ConferenceRoomReaperOptions options) {
+    return new ConferenceRoomReaper(new PostgresReaperStore(database), options, ReaperObserver.NONE, List.of());
   }
 
   private boolean liveRooms;
@@ -127,11 +131,9 @@ public final class ReaperBenchmark {
   private void idle(List<Long> sizes) throws Exception {
     BenchData idleData = new BenchData(idle);
     Floors idleFloors = new Floors(idle);
-    ConferenceRoomReaper reaper = new ConferenceRoomReaper(new PostgresReaperStore(idle),
-        ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of());
-    ConferenceRoomReaper referenceReaper = new ConferenceRoomReaper(new PostgresReaperStore(reference),
-        ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of());
     ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
+    ConferenceRoomReaper reaper = reaper(idle, o);
+    ConferenceRoomReaper referenceReaper = reaper(reference, o);
     // Warm the JIT and the caches before the first measured size, so the 10k case is not paying for start-up.
     for (int i = 0; i < 300; i++) {
       Instant now = Instant.now();

@@ -162,6 +162,7 @@ final class PostgresBatch implements ReaperStore.Batch {
   }
 
   /** The column claims order by: oldest presence first, or oldest creation for Provisioning rooms. */
+  /** The column of {@link Phase#orderKey}: the two must name the same timestamp. */
   static String orderColumn(Phase phase) {
     return phase == Phase.PROVISION_TIMEOUT ? "created_at" : "last_activity_at";
   }
