@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proves the ops artefacts against a real worker and a real Prometheus (everything on 127.0.0.1):
 #   a) promtool check rules + promtool test rules
-#   b) starts the worker jar (embedded PostgreSQL, polling every 2 s) on a free loopback port
+#   b) starts the development worker jar (embedded PostgreSQL, polling every 2 s) on a free loopback port
 #   c) promtool check metrics on a scrape of /actuator/prometheus
 #   d) starts Prometheus (scrape every 2 s, the rules file loaded) on a free loopback port; waits for target "up"
 #   e) /api/v1/rules: every rule loaded and evaluated with health "ok"
@@ -10,7 +10,8 @@
 #   g) the healthy worker raises no ConferenceReaper alert; after SIGTERM to the worker,
 #      ConferenceReaperNotRunning becomes active (pending) in Prometheus
 # Both processes are stopped on exit. Usage:
-#   ops/verify-with-prometheus.sh [path/to/conference-room-reaper.jar]   (default: target/conference-room-reaper.jar)
+#   ops/verify-with-prometheus.sh [path/to/conference-room-reaper.jar]   (default: the development jar, reaper-devtools/target/conference-room-reaper-dev.jar,
+#   whose embedded PostgreSQL default this check uses)
 # Environment: PROMETHEUS (default /usr/bin/prometheus), PROMTOOL (default promtool), KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
@@ -20,7 +21,7 @@ repo_dir=$(cd "$ops_dir/.." && pwd)
 rules="$ops_dir/prometheus/conference-room-reaper.rules.yml"
 rules_test="$ops_dir/prometheus/conference-room-reaper.rules.test.yml"
 dashboard="$ops_dir/grafana/conference-room-reaper.json"
-jar=${1:-$repo_dir/target/conference-room-reaper.jar}
+jar=${1:-$repo_dir/reaper-devtools/target/conference-room-reaper-dev.jar}
 [[ "$jar" = /* ]] || jar="$PWD/$jar"
 prometheus_bin=${PROMETHEUS:-/usr/bin/prometheus}
 promtool_bin=${PROMTOOL:-promtool}

@@ -1,0 +1,281 @@
+package pin.messenger.reaper.app;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.CycleResult;
+
+/**
+ * The worker's commands. Spring-style {@code --reaper.x=y} options pass through to the application.
+ *
+ * <p>The production jar fails closed: a command that needs the database refuses to start without a configured
+ * {@code spring.datasource.url}, with one line on stderr and exit status {@value #EXIT_NOT_CONFIGURED}. Only a
+ * launcher that passes an {@link Extension} with a development database (reaper-devtools) starts one instead.
+ */
+public final class ReaperCli {
+  /** sysexits' EX_CONFIG: the process cannot run as configured. */
+  public static final int EXIT_NOT_CONFIGURED = 78;
+
+  static final String NO_DATABASE =
+      "no database configured: set SPRING_DATASOURCE_URL (with SPRING_DATASOURCE_USERNAME and"
+          + " SPRING_DATASOURCE_PASSWORD) or --spring.datasource.url=...; nothing was started";
+
+  /**
+   * What a launcher adds to the worker's commands: more commands (demo, bench) and a database for development when
+   * none is configured. The production jar runs with {@link #NONE}.
+   */
+  public interface Extension {
+    Extension NONE = new Extension() {};
+
+    /** Runs {@code command} and returns its exit code, or {@code null} when it is not one of this launcher's. */
+    default Integer command(String command, List<String> args) {
+      return null;
+    }
+
+    /** An initializer that provides a database when none is configured, or {@code null} to fail closed. */
+    default ApplicationContextInitializer<ConfigurableApplicationContext> developmentDatabase() {
+      return null;
+    }
+
+    /** Usage lines of this launcher's own commands and database default. */
+    default String usage() {
+      return "";
+    }
+  }
+  static final String USAGE =
+      """
+      usage: bin/reaper <command> [--reaper.<option>=<value> ...]
+
+        run                     the worker: a cycle every reaper.polling-interval until SIGTERM / Ctrl-C
+        run-once [--dry-run]    one cycle; the last stdout line is one JSON object with its counters
+                                (--dry-run: claim and decide, then roll back: changes nothing)
+        migrate                 apply the schema migrations and exit
+        status [--json]         per phase the due count and oldest due age, who holds the run lock,
+                                poison rows, pending Kafka/recorder/realtime deliveries (read-only)
+        explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
+                                will, whether its row is locked and by whom, its outbox rows
+        help                    this text
+
+      Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
+      (or --spring.datasource.url=...), required: without it every command but help exits with
+      status 78 and one line naming SPRING_DATASOURCE_URL.
+      """;
+
+  private ReaperCli() {}
+
+  /** Runs a command of the production jar; returns the exit code, or -1 for the long-running worker. */
+  public static int run(String[] args) {
+    return run(args, Extension.NONE);
+  }
+
+  /** Runs a command; returns the exit code, or -1 for the long-running worker (the JVM stays up). */
+  public static int run(String[] args, Extension extension) {
+    List<String> rest = new ArrayList<>(List.of(args));
+    String command = rest.isEmpty() || rest.get(0).startsWith("--") ? "run" : rest.remove(0);
+    String usage = USAGE + extension.usage();
+    try {
+      Integer own = extension.command(command, rest);
+      if (own != null) {
+        return own;
+      }
+      return switch (command) {
+        case "run" -> {
+          checkOptions(rest);
+          start("run", rest, Map.of(), database(rest, extension), true);
+          yield -1;
+        }
+        case "run-once" -> runOnce(rest, extension);
+        case "migrate" -> migrate(rest, extension);
+        case "status" -> StatusCommand.status(rest);
+        case "explain" -> StatusCommand.explain(rest);
+        case "help", "--help", "-h" -> {
+          System.out.print(usage);
+          yield 0;
+        }
+        default -> {
+          System.err.println("conference-room-reaper: unknown command '" + command + "'\n\n" + usage);
+          yield 2;
+        }
+      };
+    } catch (UsageException e) {
+      System.err.println("conference-room-reaper " + command + ": " + e.getMessage() + "\n\n" + usage);
+      return 2;
+    } catch (NotConfiguredException e) {
+      System.err.println("conference-room-reaper " + command + ": " + e.getMessage());
+      return EXIT_NOT_CONFIGURED;
+    }
+  }
+
+  /**
+   * The initializers that give a command its database: none when one is configured; the launcher's development
+   * database when it has one; otherwise the command fails closed before anything starts.
+   */
+  private static List<ApplicationContextInitializer<?>> database(List<String> args, Extension extension) {
+    if (DatabaseSettings.configured(args)) {
+      return List.of();
+    }
+    ApplicationContextInitializer<ConfigurableApplicationContext> development = extension.developmentDatabase();
+    if (development == null) {
+      throw new NotConfiguredException(NO_DATABASE);
+    }
+    return List.of(development);
+  }
+
+  /** Read-only commands never start a database, not even in development: they need a configured one. */
+  static void requireDatabase(List<String> args) {
+    if (!DatabaseSettings.configured(args)) {
+      throw new NotConfiguredException(NO_DATABASE);
+    }
+  }
+
+  /** Starts the application context for {@code command}; {@code initializers} run after the URL sanitizer. */
+  public static ConfigurableApplicationContext start(
+      String command,
+      List<String> args,
+      Map<String, Object> defaults,
+      List<ApplicationContextInitializer<?>> initializers,
+      boolean shutdownHook) {
+    SpringApplicationBuilder builder =
+        new SpringApplicationBuilder(ReaperApplication.class)
+            // Only the long-running worker serves HTTP (health, metrics); one-shot commands open no port.
+            .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)
+            .registerShutdownHook(shutdownHook)
+            .properties("reaper.command=" + command);
+    if (!defaults.isEmpty()) {
+      builder.application().setDefaultProperties(defaults);
+    }
+    List<ApplicationContextInitializer<?>> all = new ArrayList<>();
+    all.add(new DatasourceUrlSanitizer());
+    all.addAll(initializers);
+    builder.initializers(all.toArray(ApplicationContextInitializer[]::new));
+    return builder.run(args.toArray(String[]::new));
+  }
+
+  private static int runOnce(List<String> args, Extension extension) {
+    boolean dryRun = args.remove("--dry-run");
+    checkOptions(args);
+    List<ApplicationContextInitializer<?>> database = database(args, extension);
+    AtomicBoolean stopping = new AtomicBoolean();
+    CountDownLatch done = new CountDownLatch(1);
+    // SIGTERM during the cycle: its open batch rolls back whole (or has committed), the lock is released.
+    Thread hook =
+        new Thread(
+            () -> {
+              stopping.set(true);
+              awaitQuietly(done, 60);
+            },
+            "run-once-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    String json;
+    int code = 0;
+    try (ConfigurableApplicationContext ctx = start("run-once", args, Map.of(), database, false)) {
+      ConferenceRoomReaper reaper = ctx.getBean(ConferenceRoomReaper.class);
+      Clock clock = ctx.getBean(Clock.class);
+      CycleResult result =
+          dryRun ? reaper.dryRun(clock.instant()) : reaper.runOnce(clock.instant(), stopping::get);
+      json = result.toJson();
+      if (!dryRun && !stopping.get()) {
+        // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
+        int[] delivered =
+            ctx.getBean(Delivery.class).drain(clock.instant(), ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
+        json =
+            json.substring(0, json.length() - 1)
+                + ",\"published\":" + delivered[0] + ",\"recorderStopsDelivered\":" + delivered[1] + "}";
+      }
+    } catch (RuntimeException | java.sql.SQLException e) {
+      json = "{\"error\":" + quote(describe(e)) + "}";
+      code = 1;
+    } finally {
+      done.countDown();
+    }
+    System.out.println(json);
+    return code;
+  }
+
+  private static int migrate(List<String> args, Extension extension) {
+    checkOptions(args);
+    List<ApplicationContextInitializer<?>> database = database(args, extension);
+    List<String> withFlyway = new ArrayList<>(args);
+    withFlyway.add("--spring.flyway.enabled=true");
+    String json;
+    int code = 0;
+    try (ConfigurableApplicationContext ctx = start("migrate", withFlyway, Map.of(), database, true)) {
+      // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during start-up.
+      MigrationInfo current = ctx.getBean(Flyway.class).info().current();
+      String version = current == null ? "none" : current.getVersion().getVersion();
+      json = "{\"migrated\":true,\"schemaVersion\":" + quote(version) + "}";
+    } catch (RuntimeException e) {
+      json = "{\"migrated\":false,\"error\":" + quote(describe(e)) + "}";
+      code = 1;
+    }
+    System.out.println(json);
+    return code;
+  }
+
+  /** Only {@code --name=value} options reach Spring; anything else is a typo worth naming. */
+  public static void checkOptions(List<String> args) {
+    for (String a : args) {
+      if (!a.startsWith("--") || !a.contains("=")) {
+        throw new UsageException("unexpected argument '" + a + "' (options are --name=value)");
+      }
+    }
+  }
+
+  public static void awaitQuietly(CountDownLatch latch, int seconds) {
+    try {
+      latch.await(seconds, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The message of the failure and of each cause under it, so the JSON names the real problem. */
+  public static String describe(Throwable e) {
+    StringBuilder b = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c.getMessage() != null && !b.toString().contains(c.getMessage())) {
+        b.append(": ").append(c.getMessage());
+      }
+    }
+    return b.toString();
+  }
+
+  static String quote(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        default -> b.append(c < 0x20 ? ' ' : c);
+      }
+    }
+    return b.append('"').toString();
+  }
+
+  /** A command that needs something the configuration does not give (the database). */
+  static final class NotConfiguredException extends RuntimeException {
+    NotConfiguredException(String message) {
+      super(message);
+    }
+  }
+
+  /** A command line that cannot be run as given. */
+  public static final class UsageException extends RuntimeException {
+    public UsageException(String message) {
+      super(message);
+    }
+  }
+}

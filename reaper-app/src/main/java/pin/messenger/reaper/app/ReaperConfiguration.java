@@ -1,0 +1,92 @@
+package pin.messenger.reaper.app;
+
+import java.time.Clock;
+import java.util.List;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import pin.messenger.reaper.core.ConferenceEndedListener;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.ReaperLoop;
+import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.store.PostgresReaperStore;
+import pin.messenger.reaper.schema.SchemaMigrations;
+import pin.messenger.reaper.store.SchemaVerifier;
+
+/** Wiring of the framework-free core: options from {@code reaper.*}, the PostgreSQL store, the loop. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ReaperProperties.class)
+public class ReaperConfiguration {
+  private static final Logger log = LoggerFactory.getLogger(ReaperConfiguration.class);
+
+  @Bean
+  ConferenceRoomReaperOptions conferenceRoomReaperOptions(ReaperProperties properties) {
+    ConferenceRoomReaperOptions options = properties.toOptions();
+    log.atInfo()
+        .addKeyValue("options", options.describe())
+        .addKeyValue("schemaMigrate", properties.schema().migrate())
+        .log("conference-room-reaper effective options: " + options.describe());
+    return options;
+  }
+
+  @Bean
+  Clock reaperClock() {
+    return Clock.systemUTC();
+  }
+
+  /** The reaper's own Flyway history table and schema, the same settings the tests use. */
+  @Bean
+  FlywayConfigurationCustomizer reaperFlywayCustomizer() {
+    return SchemaMigrations::configure;
+  }
+
+  @Bean
+  PostgresReaperStore reaperStore(DataSource dataSource, ReaperProperties properties) {
+    if (!properties.schema().migrate()) {
+      SchemaVerifier.verify(dataSource);
+    }
+    return new PostgresReaperStore(dataSource);
+  }
+
+  /** Republishes conference-ended as a Spring application event, after commit, for in-process listeners. */
+  @Bean
+  ConferenceEndedListener springEventBridge(ApplicationEventPublisher publisher) {
+    return publisher::publishEvent;
+  }
+
+  @Bean
+  ConferenceRoomReaper conferenceRoomReaper(
+      PostgresReaperStore store,
+      ConferenceRoomReaperOptions options,
+      List<ReaperObserver> observers,
+      List<ConferenceEndedListener> listeners) {
+    return new ConferenceRoomReaper(store, options, ReaperObserver.compose(observers), listeners);
+  }
+
+  /** Liveness: no completed cycle for 2 × polling-interval while enabled → DOWN (health group "liveness"). */
+  @Bean
+  ReaperLivenessIndicator reaperHealthIndicator(
+      ReaperMeters meters,
+      ConferenceRoomReaperOptions options,
+      Clock clock,
+      org.springframework.core.env.Environment env) {
+    // Only the periodic worker is expected to complete cycles; one-shot commands report UP.
+    boolean periodic = "run".equals(env.getProperty("reaper.command", "run"));
+    ConferenceRoomReaperOptions watched = periodic ? options : options.toBuilder().enabled(false).build();
+    return new ReaperLivenessIndicator(meters::lastCycleCompleted, watched, clock);
+  }
+
+  /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
+  @Bean
+  @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
+  ReaperLoopLifecycle reaperLoop(ConferenceRoomReaper reaper, Clock clock, Delivery delivery) {
+    return new ReaperLoopLifecycle(new ReaperLoop(reaper, clock, null), delivery);
+  }
+}

@@ -1,0 +1,93 @@
+package pin.messenger.reaper.blackbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.jayway.jsonpath.JsonPath;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the packaged jar through {@code bin/reaper} itself (unpacked, with the class-data archive), in its own
+ * process, and captures what it printed. {@code bin/reaper} ends in {@code exec java}, so the process handed back is
+ * the worker's JVM: signals (kill -9, SIGSTOP) reach the worker, not a shell.
+ */
+final class JarRunner {
+  private static final Path LAUNCHER = Path.of("bin", "reaper").toAbsolutePath();
+  /** The production jar, what the container image runs. */
+  static final Path WORKER_JAR = Path.of("reaper-worker", "target", "conference-room-reaper.jar").toAbsolutePath();
+  /** The development jar: embedded PostgreSQL default, demo, bench. */
+  static final Path DEV_JAR = Path.of("reaper-devtools", "target", "conference-room-reaper-dev.jar").toAbsolutePath();
+  private static boolean prepared;
+  /** One run: exit code, everything printed, and the last line (the command's JSON result). */
+  record Run(int exit, String stdout, String lastLine) {
+    int json(String field) {
+      return ((Number) JsonPath.read(lastLine, "$." + field)).intValue();
+    }
+  }
+
+  private JarRunner() {}
+
+  /**
+   * {@code bin/reaper prepare} once per test JVM, before any worker starts: unpacking and training the archive are
+   * then never raced by workers started together.
+   */
+  private static synchronized void prepare() throws Exception {
+    if (prepared) {
+      return;
+    }
+    assertThat(WORKER_JAR).exists();
+    assertThat(DEV_JAR).exists();
+    Path log = Files.createTempFile("reaper-prepare", ".log");
+    Process p = new ProcessBuilder(LAUNCHER.toString(), "prepare").redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("bin/reaper prepare finished").isTrue();
+    assertThat(p.exitValue()).as("bin/reaper prepare: " + Files.readString(log)).isZero();
+    prepared = true;
+  }
+
+  private static ProcessBuilder launcher(Map<String, String> env, List<String> jvmOptions, String... args)
+      throws Exception {
+    prepare();
+    List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    pb.environment().put("REAPER_JAVA_OPTS", String.join(" ", jvmOptions));
+    return pb;
+  }
+
+  static Run run(Map<String, String> env, String... args) throws Exception {
+    ProcessBuilder pb = launcher(env, List.of("-Xmx256m"), args);
+    Path log = Files.createTempFile("reaper-run", ".log");
+    pb.redirectOutput(log.toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("reaper finished").isTrue();
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    String last = out.strip().lines().reduce((a, b) -> b).orElse("");
+    return new Run(p.exitValue(), out, last);
+  }
+
+  static Map<String, String> database(PostgresServer server) {
+    return Map.of(
+        "SPRING_DATASOURCE_URL", server.jdbcUrl(),
+        "SPRING_DATASOURCE_USERNAME", "postgres",
+        "SPRING_DATASOURCE_PASSWORD", "");
+  }
+
+  /**
+   * Starts a command of the packaged jar as bin/reaper does (e.g. the long-running {@code run}) and returns at once;
+   * stdout and stderr go to {@code output} (appended), which the caller reads. A file, not a pipe: nothing the
+   * process printed is lost when it is killed, and a frozen reader never blocks the process.
+   */
+  static Process start(Map<String, String> env, List<String> jvmOptions, Path output, String... args)
+      throws Exception {
+    ProcessBuilder pb = launcher(env, jvmOptions, args);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
+    return pb.start();
+  }
+}

@@ -1,0 +1,117 @@
+package pin.messenger.reaper.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import pin.messenger.reaper.core.Cancellation;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.CycleResult;
+import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.delivery.DeliveryObserver;
+import pin.messenger.reaper.delivery.OutboxRelay;
+import pin.messenger.reaper.delivery.RelayOptions;
+import pin.messenger.reaper.schema.SchemaMigrations;
+import pin.messenger.reaper.testing.Rooms;
+import pin.messenger.reaper.testing.Rooms.Room;
+import pin.messenger.reaper.testing.TestDatabase;
+
+/**
+ * The documented least-privilege roles (ops/sql): migrations as the owner role, the whole worker as the worker
+ * role — and the worker role cannot do what it must not (delete sessions, rewrite their ids or chats).
+ */
+class LeastPrivilegeTest {
+  static TestDatabase admin;
+  static HikariDataSource owner;
+  static HikariDataSource worker;
+
+  @BeforeAll
+  static void roles() throws Exception {
+    admin = TestDatabase.create(false);
+    try (Connection c = admin.dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute(Files.readString(Path.of("ops/sql/least-privilege.sql")));
+      st.execute("ALTER ROLE conference_reaper_owner PASSWORD 'owner-pw'");
+      st.execute("ALTER ROLE conference_reaper PASSWORD 'worker-pw'");
+    }
+    owner = pool("conference_reaper_owner", "owner-pw");
+    SchemaMigrations.migrate(owner);
+    try (Connection c = admin.dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute(Files.readString(Path.of("ops/sql/least-privilege-grants.sql")));
+    }
+    worker = pool("conference_reaper", "worker-pw");
+  }
+
+  static HikariDataSource pool(String user, String password) {
+    HikariDataSource ds = new HikariDataSource();
+    ds.setJdbcUrl(admin.url());
+    ds.setUsername(user);
+    ds.setPassword(password);
+    ds.setMaximumPoolSize(4);
+    return ds;
+  }
+
+  @AfterAll
+  static void close() {
+    worker.close();
+    owner.close();
+    admin.close();
+  }
+
+  @Test
+  void the_worker_role_runs_cycles_relay_sweeps_status_and_schema_checks() throws Exception {
+    Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
+    Rooms asOwner = new Rooms(owner);
+    Room empty = asOwner.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    asOwner.recording(empty.id, "Recording", empty.startedAt);
+    asOwner.insert(Rooms.provisioning(asOf.minusSeconds(600)));
+    Room poison = Rooms.emptyActive(asOf.minusSeconds(400));
+    poison.startedAt = null;
+    asOwner.insert(poison);
+    PostgresReaperStore store = new PostgresReaperStore(worker);
+
+    CycleResult result =
+        new ConferenceRoomReaper(store, ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of())
+            .runOnce(asOf, Cancellation.NONE);
+
+    assertThat(result.emptyTimeout()).isEqualTo(1);
+    assertThat(result.provisionFailed()).isEqualTo(1);
+    assertThat(result.failed()).isEqualTo(1);
+    assertThat(SchemaVerifier.missing(worker)).isEmpty();
+    Map<String, Object> status = new Diagnostics(worker, store).status(asOf, ConferenceRoomReaperOptions.defaults());
+    assertThat(status.get("poisonCount")).isEqualTo(1L);
+    try (OutboxRelay relay = new OutboxRelay(worker, () -> null, RelayOptions.defaults(), DeliveryObserver.NONE,
+        Duration.ofSeconds(5))) {
+      assertThat(relay.stats().pending()).isEqualTo(1);
+      asOwner.exec("UPDATE messenger.integration_outbox SET published_at = ?", Rooms.ts(asOf.minus(Duration.ofDays(8))));
+      assertThat(relay.sweep(asOf, 10)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void the_worker_role_cannot_delete_sessions_or_rewrite_what_is_not_its_business() {
+    Rooms asWorker = new Rooms(worker);
+    Room room = new Rooms(owner).insert(Rooms.emptyActive(Instant.now()));
+
+    assertThatThrownBy(() -> asWorker.exec("DELETE FROM messenger.conference_sessions WHERE id = ?", room.id))
+        .hasMessageContaining("permission denied");
+    assertThatThrownBy(() -> asWorker.exec(
+            "UPDATE messenger.conference_sessions SET chat_id = gen_random_uuid() WHERE id = ?", room.id))
+        .hasMessageContaining("permission denied");
+    assertThatThrownBy(() -> asWorker.exec("DELETE FROM messenger.realtime_outbox"))
+        .hasMessageContaining("permission denied");
+    assertThatThrownBy(() -> asWorker.exec("CREATE TABLE messenger.intruder (id int)"))
+        .hasMessageContaining("permission denied");
+  }
+}

@@ -1,0 +1,113 @@
+package pin.messenger.reaper.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+import pin.messenger.reaper.core.StoreException;
+import pin.messenger.reaper.schema.SchemaMigrations;
+
+/**
+ * Checks, where the messenger owns the schema ({@code reaper.schema.migrate=false}), that every table and column
+ * the worker reads or writes exists, and fails naming each one that does not.
+ */
+public final class SchemaVerifier {
+
+  /** Every table and column the worker touches. */
+  static final Map<String, List<String>> REQUIRED = new LinkedHashMap<>();
+
+  static {
+    REQUIRED.put(
+        "conference_sessions",
+        List.of(
+            "id", "chat_id", "deal_id", "tenant_id", "media_type", "status", "end_reason",
+            "started_by_user_id", "created_at", "started_at", "ended_at", "last_activity_at", "updated_at",
+            "active_participant_count", "peak_participant_count", "duration_seconds", "reaper_attempts",
+            "reaper_last_error", "reaper_last_error_at", "reaper_next_attempt_at"));
+    REQUIRED.put("conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
+    REQUIRED.put("call_recordings", List.of("id", "conference_id", "status", "created_at", "updated_at"));
+    REQUIRED.put(
+        "integration_outbox",
+        List.of(
+            "id", "topic", "message_key", "event_type", "payload", "occurred_at", "correlation_id",
+            "published_at", "seq", "attempts", "last_error", "next_attempt_at", "locked_until", "locked_by",
+            "quarantined_at"));
+    REQUIRED.put(
+        "realtime_outbox",
+        List.of(
+            "id", "kind", "target_kind", "chat_id", "session_kind", "conference_id", "created_at",
+            "dispatched_at"));
+    REQUIRED.put(
+        "recorder_stop_requests",
+        List.of(
+            "id", "recording_id", "conference_id", "reason", "created_at", "delivered_at", "attempts",
+            "last_error", "next_attempt_at", "locked_until", "locked_by", "gave_up_at"));
+  }
+
+  static final String COLUMNS =
+      """
+      SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?
+      """;
+
+  static final String INDEX =
+      """
+      SELECT 1 FROM pg_indexes WHERE schemaname = ? AND indexname = 'ix_conf_active'
+      """;
+
+  private SchemaVerifier() {}
+
+  /** Returns the missing items ("messenger.t.c", or "index messenger.ix_conf_active"); empty when all exist. */
+  public static List<String> missing(DataSource dataSource) {
+    Set<String> present = new HashSet<>();
+    boolean index;
+    try (Connection c = dataSource.getConnection()) {
+      try (PreparedStatement ps = c.prepareStatement(COLUMNS)) {
+        ps.setString(1, SchemaMigrations.SCHEMA);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            present.add(rs.getString(1) + "." + rs.getString(2));
+          }
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement(INDEX)) {
+        ps.setString(1, SchemaMigrations.SCHEMA);
+        try (ResultSet rs = ps.executeQuery()) {
+          index = rs.next();
+        }
+      }
+    } catch (SQLException e) {
+      throw new StoreException("could not read the schema: " + Sql.describe(e), e);
+    }
+    List<String> missing = new ArrayList<>();
+    REQUIRED.forEach(
+        (table, columns) -> {
+          for (String column : columns) {
+            if (!present.contains(table + "." + column)) {
+              missing.add(SchemaMigrations.SCHEMA + "." + table + "." + column);
+            }
+          }
+        });
+    if (!index) {
+      missing.add("index " + SchemaMigrations.SCHEMA + ".ix_conf_active");
+    }
+    return missing;
+  }
+
+  /** Fails with a message naming every missing table column (and the partial index) when anything is missing. */
+  public static void verify(DataSource dataSource) {
+    List<String> missing = missing(dataSource);
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "The messenger schema lacks what conference-room-reaper needs (reaper.schema.migrate=false): missing "
+              + String.join(", ", missing)
+              + ". Apply the reaper's migrations (bin/reaper migrate) or add them to the messenger's.");
+    }
+  }
+}
