@@ -7,8 +7,13 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-/** Layering: the core is framework- and JDBC-free; the store and the demo are Spring-free; nothing depends on app. */
-@AnalyzeClasses(packages = "pin.messenger.reaper", importOptions = ImportOption.DoNotIncludeTests.class)
+/**
+ * Layering: the core is framework- and JDBC-free; the store and the demo are Spring-free; nothing
+ * depends on app.
+ */
+@AnalyzeClasses(
+    packages = "pin.messenger.reaper",
+    importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
   @ArchTest

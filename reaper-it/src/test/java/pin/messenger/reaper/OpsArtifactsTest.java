@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The alert rules load and their unit tests pass ({@code promtool}, from Debian's prometheus package, which
- * {@code .ci/run} installs). On a developer machine without it the test is skipped; under CI it must run.
+ * The alert rules load and their unit tests pass ({@code promtool}, from Debian's prometheus
+ * package, which {@code .ci/run} installs). On a developer machine without it the test is skipped;
+ * under CI it must run.
  */
 class OpsArtifactsTest {
   static final Path PROMTOOL = Path.of("/usr/bin/promtool");
@@ -20,7 +21,11 @@ class OpsArtifactsTest {
   static String promtool(String... args) throws Exception {
     List<String> command = new java.util.ArrayList<>(List.of(PROMTOOL.toString()));
     command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).directory(Path.of("ops/prometheus").toFile()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(command)
+            .directory(Path.of("ops/prometheus").toFile())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(out).isZero();
@@ -29,7 +34,9 @@ class OpsArtifactsTest {
 
   static void requirePromtool() {
     boolean ci = System.getenv("CI") != null;
-    assumeTrue(ci || Files.isExecutable(PROMTOOL), "promtool not installed (apt-get install prometheus; CI has it)");
+    assumeTrue(
+        ci || Files.isExecutable(PROMTOOL),
+        "promtool not installed (apt-get install prometheus; CI has it)");
   }
 
   @Test
@@ -41,18 +48,22 @@ class OpsArtifactsTest {
   @Test
   void alert_rules_pass_their_promtool_unit_tests() throws Exception {
     requirePromtool();
-    assertThat(promtool("test", "rules", "conference-room-reaper.rules.test.yml")).contains("SUCCESS");
+    assertThat(promtool("test", "rules", "conference-room-reaper.rules.test.yml"))
+        .contains("SUCCESS");
   }
 
   @Test
   void every_alert_links_to_an_existing_runbook_section() throws Exception {
     String rules = Files.readString(Path.of("ops/prometheus/conference-room-reaper.rules.yml"));
     String runbook = Files.readString(Path.of("docs/runbooks/conference-room-reaper.md"));
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("conference-room-reaper\\.md#([a-z-]+)").matcher(rules);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("conference-room-reaper\\.md#([a-z-]+)").matcher(rules);
     int links = 0;
     while (m.find()) {
       links++;
-      assertThat(runbook).as("runbook section for #%s", m.group(1)).contains("## " + m.group(1) + "\n");
+      assertThat(runbook)
+          .as("runbook section for #%s", m.group(1))
+          .contains("## " + m.group(1) + "\n");
     }
     assertThat(links).isGreaterThanOrEqualTo(7);
   }

@@ -6,9 +6,10 @@ import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 /**
- * Whether a database is configured, decided before anything starts: the same property sources Spring Boot will
- * read (command line, system properties, the environment such as {@code SPRING_DATASOURCE_URL}, config files and
- * {@code spring.config.*} locations), without creating an application context, a pool or a log line.
+ * Whether a database is configured, decided before anything starts: the same property sources
+ * Spring Boot will read (command line, system properties, the environment such as {@code
+ * SPRING_DATASOURCE_URL}, config files and {@code spring.config.*} locations), without creating an
+ * application context, a pool or a log line.
  */
 final class DatabaseSettings {
   static final String URL = "spring.datasource.url";
@@ -17,7 +18,8 @@ final class DatabaseSettings {
 
   static boolean configured(List<String> args) {
     StandardEnvironment env = new StandardEnvironment();
-    env.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args.toArray(String[]::new)));
+    env.getPropertySources()
+        .addFirst(new SimpleCommandLinePropertySource(args.toArray(String[]::new)));
     ConfigDataEnvironmentPostProcessor.applyTo(env);
     String url = env.getProperty(URL);
     return url != null && !url.isBlank();

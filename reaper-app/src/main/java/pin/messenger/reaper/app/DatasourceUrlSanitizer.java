@@ -10,12 +10,15 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Moves a password written into {@code spring.datasource.url} (…?password=…) to {@code spring.datasource.password},
- * before anything uses the URL: libraries log the URL they connect to (Flyway does at start-up), and the password
- * must never reach a log line, an error or the status output.
+ * Moves a password written into {@code spring.datasource.url} (…?password=…) to {@code
+ * spring.datasource.password}, before anything uses the URL: libraries log the URL they connect to
+ * (Flyway does at start-up), and the password must never reach a log line, an error or the status
+ * output.
  */
-final class DatasourceUrlSanitizer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
-  private static final Pattern PASSWORD = Pattern.compile("([?&])password=([^&]*)&?", Pattern.CASE_INSENSITIVE);
+final class DatasourceUrlSanitizer
+    implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+  private static final Pattern PASSWORD =
+      Pattern.compile("([?&])password=([^&]*)&?", Pattern.CASE_INSENSITIVE);
 
   @Override
   public void initialize(ConfigurableApplicationContext context) {
@@ -28,7 +31,8 @@ final class DatasourceUrlSanitizer implements ApplicationContextInitializer<Conf
     if (!m.find()) {
       return;
     }
-    String password = java.net.URLDecoder.decode(m.group(2), java.nio.charset.StandardCharsets.UTF_8);
+    String password =
+        java.net.URLDecoder.decode(m.group(2), java.nio.charset.StandardCharsets.UTF_8);
     String clean = m.replaceFirst("$1").replaceAll("[?&]$", "");
     Map<String, Object> props = new HashMap<>();
     props.put("spring.datasource.url", clean);

@@ -16,8 +16,9 @@ import pin.messenger.reaper.delivery.RecorderStopDispatcher;
 import pin.messenger.reaper.delivery.RelayOptions;
 
 /**
- * The delivery side of the worker: the relay and the recorder dispatcher (each may be off), their loops for the
- * long-running commands, and one bounded drain for {@code run-once}. Woken by the reaper after each commit.
+ * The delivery side of the worker: the relay and the recorder dispatcher (each may be off), their
+ * loops for the long-running commands, and one bounded drain for {@code run-once}. Woken by the
+ * reaper after each commit.
  */
 public final class Delivery implements ReaperObserver, DisposableBean {
   /** Published rows are swept at most this often. */
@@ -83,7 +84,10 @@ public final class Delivery implements ReaperObserver, DisposableBean {
     }
   }
 
-  /** Delivers what is pending now, bounded by {@code budget}: for {@code run-once}. Returns published, delivered. */
+  /**
+   * Delivers what is pending now, bounded by {@code budget}: for {@code run-once}. Returns
+   * published, delivered.
+   */
   int[] drain(Instant now, Duration budget) throws SQLException {
     long deadline = System.nanoTime() + budget.toNanos();
     int published = 0;
@@ -118,7 +122,9 @@ public final class Delivery implements ReaperObserver, DisposableBean {
     }
   }
 
-  /** Stops the loops after their current batch, then closes the producer (flushing what it holds). */
+  /**
+   * Stops the loops after their current batch, then closes the producer (flushing what it holds).
+   */
   @Override
   public void destroy() {
     if (relayLoop != null) {

@@ -23,9 +23,9 @@ import pin.messenger.reaper.delivery.RecorderStopDispatcher;
 import pin.messenger.reaper.delivery.RelayOptions;
 
 /**
- * Delivery after commit: the Kafka relay (on when {@code spring.kafka.bootstrap-servers} is set) and the
- * recorder-stop dispatcher (on when {@code reaper.recorder.base-url} is set). Either being off is logged once and
- * leaves its rows in the database, nothing lost.
+ * Delivery after commit: the Kafka relay (on when {@code spring.kafka.bootstrap-servers} is set)
+ * and the recorder-stop dispatcher (on when {@code reaper.recorder.base-url} is set). Either being
+ * off is logged once and leaves its rows in the database, nothing lost.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(DeliveryProperties.class)
@@ -57,7 +57,8 @@ public class DeliveryConfiguration {
         };
     OutboxRelay relay = null;
     if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
-      Map<String, Object> producerProperties = producerProperties(kafkaProperties.getObject(), properties.relay());
+      Map<String, Object> producerProperties =
+          producerProperties(kafkaProperties.getObject(), properties.relay());
       relay =
           new OutboxRelay(
               dataSource,
@@ -67,7 +68,9 @@ public class DeliveryConfiguration {
               properties.relay().sendTimeout());
       log.atInfo()
           .addKeyValue("bootstrapServers", kafkaProperties.getObject().getBootstrapServers())
-          .log("Kafka relay on: publishing messenger.integration_outbox to " + kafkaProperties.getObject().getBootstrapServers());
+          .log(
+              "Kafka relay on: publishing messenger.integration_outbox to "
+                  + kafkaProperties.getObject().getBootstrapServers());
     } else {
       log.atWarn()
           .log(
@@ -98,15 +101,20 @@ public class DeliveryConfiguration {
     return new ReaperMeters(registry, store, dataSource, options, delivery, clock);
   }
 
-  /** Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what at-least-once needs. */
-  static Map<String, Object> producerProperties(KafkaProperties kafka, DeliveryProperties.Relay relay) {
+  /**
+   * Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what
+   * at-least-once needs.
+   */
+  static Map<String, Object> producerProperties(
+      KafkaProperties kafka, DeliveryProperties.Relay relay) {
     Map<String, Object> props = new HashMap<>(kafka.buildProducerProperties());
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms: derive both from the send timeout.
+    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms: derive both from the
+    // send timeout.
     int timeout = (int) relay.sendTimeout().toMillis();
     props.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout);
     props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeout / 2, 10_000));

@@ -7,7 +7,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RelayOptions;
 
-/** Binding of {@code reaper.relay.*} and {@code reaper.recorder.*}; validation is the core options' own. */
+/**
+ * Binding of {@code reaper.relay.*} and {@code reaper.recorder.*}; validation is the core options'
+ * own.
+ */
 @ConfigurationProperties(prefix = "reaper")
 public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Recorder recorder) {
 
@@ -27,10 +30,19 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
     RelayOptions toOptions() {
       if (sendTimeout == null || sendTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
         throw new pin.messenger.reaper.core.InvalidOptionsException(
-            java.util.List.of("reaper.relay.send-timeout must be at least 1s but was " + sendTimeout));
+            java.util.List.of(
+                "reaper.relay.send-timeout must be at least 1s but was " + sendTimeout));
       }
       return new RelayOptions(
-          batchSize, pollInterval, lease, maxAttempts, retryBase, retryCap, retention, retentionBatch, source);
+          batchSize,
+          pollInterval,
+          lease,
+          maxAttempts,
+          retryBase,
+          retryCap,
+          retention,
+          retentionBatch,
+          source);
     }
   }
 
@@ -48,7 +60,15 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
 
     RecorderOptions toOptions() {
       return new RecorderOptions(
-          baseUrl, connectTimeout, readTimeout, batchSize, pollInterval, lease, maxAttempts, retryBase, retryCap);
+          baseUrl,
+          connectTimeout,
+          readTimeout,
+          batchSize,
+          pollInterval,
+          lease,
+          maxAttempts,
+          retryBase,
+          retryCap);
     }
   }
 }

@@ -10,6 +10,7 @@ public class ReaperApplication {
     if (code >= 0) {
       System.exit(code);
     }
-    // A negative code means a long-running command: the loop's thread keeps the JVM alive until SIGTERM.
+    // A negative code means a long-running command: the loop's thread keeps the JVM alive until
+    // SIGTERM.
   }
 }

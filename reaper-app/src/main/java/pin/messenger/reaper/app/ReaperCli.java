@@ -20,9 +20,10 @@ import pin.messenger.reaper.core.CycleResult;
 /**
  * The worker's commands. Spring-style {@code --reaper.x=y} options pass through to the application.
  *
- * <p>The production jar fails closed: a command that needs the database refuses to start without a configured
- * {@code spring.datasource.url}, with one line on stderr and exit status {@value #EXIT_NOT_CONFIGURED}. Only a
- * launcher that passes an {@link Extension} with a development database (reaper-devtools) starts one instead.
+ * <p>The production jar fails closed: a command that needs the database refuses to start without a
+ * configured {@code spring.datasource.url}, with one line on stderr and exit status {@value
+ * #EXIT_NOT_CONFIGURED}. Only a launcher that passes an {@link Extension} with a development
+ * database (reaper-devtools) starts one instead.
  */
 public final class ReaperCli {
   /** sysexits' EX_CONFIG: the process cannot run as configured. */
@@ -33,18 +34,24 @@ public final class ReaperCli {
           + " SPRING_DATASOURCE_PASSWORD) or --spring.datasource.url=...; nothing was started";
 
   /**
-   * What a launcher adds to the worker's commands: more commands (demo, bench) and a database for development when
-   * none is configured. The production jar runs with {@link #NONE}.
+   * What a launcher adds to the worker's commands: more commands (demo, bench) and a database for
+   * development when none is configured. The production jar runs with {@link #NONE}.
    */
   public interface Extension {
     Extension NONE = new Extension() {};
 
-    /** Runs {@code command} and returns its exit code, or {@code null} when it is not one of this launcher's. */
+    /**
+     * Runs {@code command} and returns its exit code, or {@code null} when it is not one of this
+     * launcher's.
+     */
     default Integer command(String command, List<String> args) {
       return null;
     }
 
-    /** An initializer that provides a database when none is configured, or {@code null} to fail closed. */
+    /**
+     * An initializer that provides a database when none is configured, or {@code null} to fail
+     * closed.
+     */
     default ApplicationContextInitializer<ConfigurableApplicationContext> developmentDatabase() {
       return null;
     }
@@ -54,6 +61,7 @@ public final class ReaperCli {
       return "";
     }
   }
+
   static final String USAGE =
       """
       usage: bin/reaper <command> [--reaper.<option>=<value> ...]
@@ -75,12 +83,16 @@ public final class ReaperCli {
 
   private ReaperCli() {}
 
-  /** Runs a command of the production jar; returns the exit code, or -1 for the long-running worker. */
+  /**
+   * Runs a command of the production jar; returns the exit code, or -1 for the long-running worker.
+   */
   public static int run(String[] args) {
     return run(args, Extension.NONE);
   }
 
-  /** Runs a command; returns the exit code, or -1 for the long-running worker (the JVM stays up). */
+  /**
+   * Runs a command; returns the exit code, or -1 for the long-running worker (the JVM stays up).
+   */
   public static int run(String[] args, Extension extension) {
     List<String> rest = new ArrayList<>(List.of(args));
     String command = rest.isEmpty() || rest.get(0).startsWith("--") ? "run" : rest.remove(0);
@@ -105,12 +117,14 @@ public final class ReaperCli {
           yield 0;
         }
         default -> {
-          System.err.println("conference-room-reaper: unknown command '" + command + "'\n\n" + usage);
+          System.err.println(
+              "conference-room-reaper: unknown command '" + command + "'\n\n" + usage);
           yield 2;
         }
       };
     } catch (UsageException e) {
-      System.err.println("conference-room-reaper " + command + ": " + e.getMessage() + "\n\n" + usage);
+      System.err.println(
+          "conference-room-reaper " + command + ": " + e.getMessage() + "\n\n" + usage);
       return 2;
     } catch (NotConfiguredException e) {
       System.err.println("conference-room-reaper " + command + ": " + e.getMessage());
@@ -119,28 +133,36 @@ public final class ReaperCli {
   }
 
   /**
-   * The initializers that give a command its database: none when one is configured; the launcher's development
-   * database when it has one; otherwise the command fails closed before anything starts.
+   * The initializers that give a command its database: none when one is configured; the launcher's
+   * development database when it has one; otherwise the command fails closed before anything
+   * starts.
    */
-  private static List<ApplicationContextInitializer<?>> database(List<String> args, Extension extension) {
+  private static List<ApplicationContextInitializer<?>> database(
+      List<String> args, Extension extension) {
     if (DatabaseSettings.configured(args)) {
       return List.of();
     }
-    ApplicationContextInitializer<ConfigurableApplicationContext> development = extension.developmentDatabase();
+    ApplicationContextInitializer<ConfigurableApplicationContext> development =
+        extension.developmentDatabase();
     if (development == null) {
       throw new NotConfiguredException(NO_DATABASE);
     }
     return List.of(development);
   }
 
-  /** Read-only commands never start a database, not even in development: they need a configured one. */
+  /**
+   * Read-only commands never start a database, not even in development: they need a configured one.
+   */
   static void requireDatabase(List<String> args) {
     if (!DatabaseSettings.configured(args)) {
       throw new NotConfiguredException(NO_DATABASE);
     }
   }
 
-  /** Starts the application context for {@code command}; {@code initializers} run after the URL sanitizer. */
+  /**
+   * Starts the application context for {@code command}; {@code initializers} run after the URL
+   * sanitizer.
+   */
   public static ConfigurableApplicationContext start(
       String command,
       List<String> args,
@@ -149,7 +171,8 @@ public final class ReaperCli {
       boolean shutdownHook) {
     SpringApplicationBuilder builder =
         new SpringApplicationBuilder(ReaperApplication.class)
-            // Only the long-running worker serves HTTP (health, metrics); one-shot commands open no port.
+            // Only the long-running worker serves HTTP (health, metrics); one-shot commands open no
+            // port.
             .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)
             .registerShutdownHook(shutdownHook)
             .properties("reaper.command=" + command);
@@ -169,7 +192,8 @@ public final class ReaperCli {
     List<ApplicationContextInitializer<?>> database = database(args, extension);
     AtomicBoolean stopping = new AtomicBoolean();
     CountDownLatch done = new CountDownLatch(1);
-    // SIGTERM during the cycle: its open batch rolls back whole (or has committed), the lock is released.
+    // SIGTERM during the cycle: its open batch rolls back whole (or has committed), the lock is
+    // released.
     Thread hook =
         new Thread(
             () -> {
@@ -189,10 +213,17 @@ public final class ReaperCli {
       if (!dryRun && !stopping.get()) {
         // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
         int[] delivered =
-            ctx.getBean(Delivery.class).drain(clock.instant(), ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
+            ctx.getBean(Delivery.class)
+                .drain(
+                    clock.instant(),
+                    ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
         json =
             json.substring(0, json.length() - 1)
-                + ",\"published\":" + delivered[0] + ",\"recorderStopsDelivered\":" + delivered[1] + "}";
+                + ",\"published\":"
+                + delivered[0]
+                + ",\"recorderStopsDelivered\":"
+                + delivered[1]
+                + "}";
       }
     } catch (RuntimeException | java.sql.SQLException e) {
       json = "{\"error\":" + quote(describe(e)) + "}";
@@ -211,8 +242,10 @@ public final class ReaperCli {
     withFlyway.add("--spring.flyway.enabled=true");
     String json;
     int code = 0;
-    try (ConfigurableApplicationContext ctx = start("migrate", withFlyway, Map.of(), database, true)) {
-      // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during start-up.
+    try (ConfigurableApplicationContext ctx =
+        start("migrate", withFlyway, Map.of(), database, true)) {
+      // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during
+      // start-up.
       MigrationInfo current = ctx.getBean(Flyway.class).info().current();
       String version = current == null ? "none" : current.getVersion().getVersion();
       json = "{\"migrated\":true,\"schemaVersion\":" + quote(version) + "}";

@@ -16,11 +16,13 @@ import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ReaperLoop;
 import pin.messenger.reaper.core.ReaperObserver;
-import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.schema.SchemaMigrations;
+import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.store.SchemaVerifier;
 
-/** Wiring of the framework-free core: options from {@code reaper.*}, the PostgreSQL store, the loop. */
+/**
+ * Wiring of the framework-free core: options from {@code reaper.*}, the PostgreSQL store, the loop.
+ */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ReaperProperties.class)
 public class ReaperConfiguration {
@@ -55,7 +57,10 @@ public class ReaperConfiguration {
     return new PostgresReaperStore(dataSource);
   }
 
-  /** Republishes conference-ended as a Spring application event, after commit, for in-process listeners. */
+  /**
+   * Republishes conference-ended as a Spring application event, after commit, for in-process
+   * listeners.
+   */
   @Bean
   ConferenceEndedListener springEventBridge(ApplicationEventPublisher publisher) {
     return publisher::publishEvent;
@@ -70,7 +75,10 @@ public class ReaperConfiguration {
     return new ConferenceRoomReaper(store, options, ReaperObserver.compose(observers), listeners);
   }
 
-  /** Liveness: no completed cycle for 2 × polling-interval while enabled → DOWN (health group "liveness"). */
+  /**
+   * Liveness: no completed cycle for 2 × polling-interval while enabled → DOWN (health group
+   * "liveness").
+   */
   @Bean
   ReaperLivenessIndicator reaperHealthIndicator(
       ReaperMeters meters,
@@ -79,7 +87,8 @@ public class ReaperConfiguration {
       org.springframework.core.env.Environment env) {
     // Only the periodic worker is expected to complete cycles; one-shot commands report UP.
     boolean periodic = "run".equals(env.getProperty("reaper.command", "run"));
-    ConferenceRoomReaperOptions watched = periodic ? options : options.toBuilder().enabled(false).build();
+    ConferenceRoomReaperOptions watched =
+        periodic ? options : options.toBuilder().enabled(false).build();
     return new ReaperLivenessIndicator(meters::lastCycleCompleted, watched, clock);
   }
 

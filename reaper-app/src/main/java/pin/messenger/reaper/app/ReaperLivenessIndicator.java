@@ -8,9 +8,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 
 /**
- * Liveness of the worker: DOWN when, while enabled, no cycle has completed for {@code 2 × polling-interval} (the
- * spec's "job did not run" alert, visible to Kubernetes without Prometheus). A cycle skipped because another
- * instance held the run lock counts as completed: the job ran, someone else did the work.
+ * Liveness of the worker: DOWN when, while enabled, no cycle has completed for {@code 2 ×
+ * polling-interval} (the spec's "job did not run" alert, visible to Kubernetes without Prometheus).
+ * A cycle skipped because another instance held the run lock counts as completed: the job ran,
+ * someone else did the work.
  */
 final class ReaperLivenessIndicator implements HealthIndicator {
   private final java.util.function.Supplier<Instant> lastCycleCompleted;
@@ -19,7 +20,9 @@ final class ReaperLivenessIndicator implements HealthIndicator {
   private final Instant startedAt;
 
   ReaperLivenessIndicator(
-      java.util.function.Supplier<Instant> lastCycleCompleted, ConferenceRoomReaperOptions options, Clock clock) {
+      java.util.function.Supplier<Instant> lastCycleCompleted,
+      ConferenceRoomReaperOptions options,
+      Clock clock) {
     this.lastCycleCompleted = lastCycleCompleted;
     this.options = options;
     this.clock = clock;

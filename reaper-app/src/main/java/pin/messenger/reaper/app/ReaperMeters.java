@@ -26,9 +26,9 @@ import pin.messenger.reaper.delivery.DeliveryObserver;
 import pin.messenger.reaper.store.Diagnostics;
 
 /**
- * The worker's Micrometer meters, exposed in Prometheus form as the spec names them
- * ({@code messenger_conf_reaper_*}). All are registered at start-up so dashboards show zeros, not gaps. Gauges
- * that need the database read it at most every {@link #GAUGE_CACHE} per scrape.
+ * The worker's Micrometer meters, exposed in Prometheus form as the spec names them ({@code
+ * messenger_conf_reaper_*}). All are registered at start-up so dashboards show zeros, not gaps.
+ * Gauges that need the database read it at most every {@link #GAUGE_CACHE} per scrape.
  */
 public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private static final Logger log = LoggerFactory.getLogger(ReaperMeters.class);
@@ -52,20 +52,31 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public static final String RECORDER_DELIVERED = "messenger.conf.reaper.recorder.stop.delivered";
   public static final String RECORDER_FAILURES = "messenger.conf.reaper.recorder.stop.failures";
   public static final String RECORDER_GAVE_UP = "messenger.conf.reaper.recorder.stop.gave.up";
-  public static final String RECORDER_OLDEST_AGE = "messenger.conf.reaper.recorder.stop.oldest.pending.age";
+  public static final String RECORDER_OLDEST_AGE =
+      "messenger.conf.reaper.recorder.stop.oldest.pending.age";
   public static final String ENABLED = "messenger.conf.reaper.enabled";
   public static final String RELAY_ENABLED = "messenger.conf.reaper.relay.enabled";
   public static final String RECORDER_ENABLED = "messenger.conf.reaper.recorder.enabled";
   public static final String POISON_ROWS = "messenger.conf.reaper.poison.rows";
-  public static final String OUTBOX_QUARANTINED_ROWS = "messenger.conf.reaper.outbox.quarantined.rows";
-  public static final String RECORDER_GAVE_UP_ROWS = "messenger.conf.reaper.recorder.stop.gave.up.rows";
+  public static final String OUTBOX_QUARANTINED_ROWS =
+      "messenger.conf.reaper.outbox.quarantined.rows";
+  public static final String RECORDER_GAVE_UP_ROWS =
+      "messenger.conf.reaper.recorder.stop.gave.up.rows";
 
   /** One reading of {@link Diagnostics#DELIVERY}. */
   record TableState(
-      long outboxPending, Instant outboxOldest, long outboxQuarantined, long recorderPending, Instant recorderOldest,
-      long recorderGaveUp, long poison) {}
+      long outboxPending,
+      Instant outboxOldest,
+      long outboxQuarantined,
+      long recorderPending,
+      Instant recorderOldest,
+      long recorderGaveUp,
+      long poison) {}
 
-  /** Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30 s). */
+  /**
+   * Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30
+   * s).
+   */
   static final Duration[] CYCLE_BUCKETS = {
     Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
     Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
@@ -105,33 +116,52 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     for (Phase phase : Phase.values()) {
       items.put(
           phase,
-          Counter.builder(ITEMS).description("Conferences closed, by outcome").tag("outcome", phase.outcome())
+          Counter.builder(ITEMS)
+              .description("Conferences closed, by outcome")
+              .tag("outcome", phase.outcome())
               .register(registry));
     }
     skipLocked =
-        Counter.builder(SKIP_LOCKED).description("Due rows passed over because another transaction held them")
+        Counter.builder(SKIP_LOCKED)
+            .description("Due rows passed over because another transaction held them")
             .register(registry);
     itemErrors =
-        Counter.builder(ERRORS).description("Poison rows and failed cycles").tag("kind", "item").register(registry);
-    cycleErrors =
-        Counter.builder(ERRORS).description("Poison rows and failed cycles").tag("kind", "cycle").register(registry);
-    lockHeld =
-        Counter.builder(LOCK_HELD).description("Cycles skipped because another runner held the run lock")
+        Counter.builder(ERRORS)
+            .description("Poison rows and failed cycles")
+            .tag("kind", "item")
             .register(registry);
-    published = Counter.builder(OUTBOX_PUBLISHED).description("Outbox rows the broker acknowledged").register(registry);
+    cycleErrors =
+        Counter.builder(ERRORS)
+            .description("Poison rows and failed cycles")
+            .tag("kind", "cycle")
+            .register(registry);
+    lockHeld =
+        Counter.builder(LOCK_HELD)
+            .description("Cycles skipped because another runner held the run lock")
+            .register(registry);
+    published =
+        Counter.builder(OUTBOX_PUBLISHED)
+            .description("Outbox rows the broker acknowledged")
+            .register(registry);
     outboxFailures =
-        Counter.builder(OUTBOX_FAILURES).description("Outbox sends that failed (refused or broker unreachable)")
+        Counter.builder(OUTBOX_FAILURES)
+            .description("Outbox sends that failed (refused or broker unreachable)")
             .register(registry);
     quarantined =
-        Counter.builder(OUTBOX_QUARANTINED).description("Outbox rows quarantined (the broker will never take them)")
+        Counter.builder(OUTBOX_QUARANTINED)
+            .description("Outbox rows quarantined (the broker will never take them)")
             .register(registry);
     recorderDelivered =
-        Counter.builder(RECORDER_DELIVERED).description("Recorder stop requests delivered (or already stopped)")
+        Counter.builder(RECORDER_DELIVERED)
+            .description("Recorder stop requests delivered (or already stopped)")
             .register(registry);
     recorderFailures =
-        Counter.builder(RECORDER_FAILURES).description("Recorder stop calls that failed").register(registry);
+        Counter.builder(RECORDER_FAILURES)
+            .description("Recorder stop calls that failed")
+            .register(registry);
     recorderGaveUp =
-        Counter.builder(RECORDER_GAVE_UP).description("Recorder stop requests given up after max attempts")
+        Counter.builder(RECORDER_GAVE_UP)
+            .description("Recorder stop requests given up after max attempts")
             .register(registry);
 
     Supplier<Backlog> backlog = cached(() -> store.backlog(clock.instant(), options));
@@ -139,34 +169,82 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         .description("Active conferences past their window (all phases, each row once)")
         .register(registry);
     for (Phase phase : Phase.values()) {
-      Gauge.builder(PHASE_BACKLOG, () -> backlog.get() == null ? Double.NaN : backlog.get().phase(phase).due())
+      Gauge.builder(
+              PHASE_BACKLOG,
+              () -> backlog.get() == null ? Double.NaN : backlog.get().phase(phase).due())
           .description("Conferences past their window, per phase")
           .tag("phase", phase.label())
           .register(registry);
-      Gauge.builder(PHASE_OLDEST_DUE_AGE, () -> age(clock, backlog.get() == null ? null : backlog.get().phase(phase).oldestDueSince()))
+      Gauge.builder(
+              PHASE_OLDEST_DUE_AGE,
+              () ->
+                  age(
+                      clock,
+                      backlog.get() == null ? null : backlog.get().phase(phase).oldestDueSince()))
           .description("How long the oldest due conference of the phase has been due")
           .tag("phase", phase.label())
           .baseUnit("seconds")
           .register(registry);
     }
-    Gauge.builder(LAST_CYCLE, () -> lastCycleCompleted == null ? 0 : lastCycleCompleted.getEpochSecond())
+    Gauge.builder(
+            LAST_CYCLE, () -> lastCycleCompleted == null ? 0 : lastCycleCompleted.getEpochSecond())
         .description("Unix time of the last completed cycle (0: none yet)")
         .baseUnit("seconds")
         .register(registry);
 
     Supplier<TableState> state = cached(() -> readTableState(dataSource));
-    gauge(registry, OUTBOX_PENDING, "Outbox rows waiting to be published", null, state, t -> t.outboxPending());
-    gauge(registry, OUTBOX_OLDEST_AGE, "Age of the oldest unpublished outbox row (0: none)", "seconds", state,
+    gauge(
+        registry,
+        OUTBOX_PENDING,
+        "Outbox rows waiting to be published",
+        null,
+        state,
+        t -> t.outboxPending());
+    gauge(
+        registry,
+        OUTBOX_OLDEST_AGE,
+        "Age of the oldest unpublished outbox row (0: none)",
+        "seconds",
+        state,
         t -> age(clock, t.outboxOldest()));
-    gauge(registry, OUTBOX_QUARANTINED_ROWS, "Outbox rows in quarantine now", null, state, t -> t.outboxQuarantined());
-    gauge(registry, RECORDER_PENDING, "Recorder stop requests waiting for delivery", null, state, t -> t.recorderPending());
-    gauge(registry, RECORDER_OLDEST_AGE, "Age of the oldest undelivered recorder stop request (0: none)", "seconds",
-        state, t -> age(clock, t.recorderOldest()));
-    gauge(registry, RECORDER_GAVE_UP_ROWS, "Recorder stop requests given up, now", null, state, t -> t.recorderGaveUp());
-    gauge(registry, POISON_ROWS, "Live conferences whose last close failed (poison rows), now", null, state,
+    gauge(
+        registry,
+        OUTBOX_QUARANTINED_ROWS,
+        "Outbox rows in quarantine now",
+        null,
+        state,
+        t -> t.outboxQuarantined());
+    gauge(
+        registry,
+        RECORDER_PENDING,
+        "Recorder stop requests waiting for delivery",
+        null,
+        state,
+        t -> t.recorderPending());
+    gauge(
+        registry,
+        RECORDER_OLDEST_AGE,
+        "Age of the oldest undelivered recorder stop request (0: none)",
+        "seconds",
+        state,
+        t -> age(clock, t.recorderOldest()));
+    gauge(
+        registry,
+        RECORDER_GAVE_UP_ROWS,
+        "Recorder stop requests given up, now",
+        null,
+        state,
+        t -> t.recorderGaveUp());
+    gauge(
+        registry,
+        POISON_ROWS,
+        "Live conferences whose last close failed (poison rows), now",
+        null,
+        state,
         t -> t.poison());
     Gauge.builder(ENABLED, () -> options.enabled() ? 1 : 0)
-        .description("1 when reaping is enabled (reaper.enabled, the CONFERENCE_CALLS_ENABLED flag)")
+        .description(
+            "1 when reaping is enabled (reaper.enabled, the CONFERENCE_CALLS_ENABLED flag)")
         .register(registry);
     Gauge.builder(RELAY_ENABLED, () -> delivery.relay() == null ? 0 : 1)
         .description("1 when this process publishes the outbox to Kafka")
@@ -177,7 +255,11 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   }
 
   private static void gauge(
-      MeterRegistry registry, String name, String help, String unit, Supplier<TableState> state,
+      MeterRegistry registry,
+      String name,
+      String help,
+      String unit,
+      Supplier<TableState> state,
       java.util.function.ToDoubleFunction<TableState> value) {
     Supplier<Number> read =
         () -> {
@@ -185,8 +267,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
           return t == null ? Double.NaN : value.applyAsDouble(t);
         };
     Gauge.Builder<Supplier<Number>> b =
-        Gauge.builder(name, read)
-            .description(help + " (NaN: the database could not be read)");
+        Gauge.builder(name, read).description(help + " (NaN: the database could not be read)");
     if (unit != null) {
       b.baseUnit(unit);
     }
@@ -199,22 +280,31 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         java.sql.ResultSet rs = ps.executeQuery()) {
       rs.next();
       return new TableState(
-          rs.getLong("outbox_pending"), instant(rs, "outbox_oldest"), rs.getLong("outbox_quarantined"),
-          rs.getLong("recorder_pending"), instant(rs, "recorder_oldest"), rs.getLong("recorder_gave_up"),
+          rs.getLong("outbox_pending"),
+          instant(rs, "outbox_oldest"),
+          rs.getLong("outbox_quarantined"),
+          rs.getLong("recorder_pending"),
+          instant(rs, "recorder_oldest"),
+          rs.getLong("recorder_gave_up"),
           rs.getLong("poison"));
     }
   }
 
-  private static Instant instant(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
+  private static Instant instant(java.sql.ResultSet rs, String column)
+      throws java.sql.SQLException {
     java.time.OffsetDateTime t = rs.getObject(column, java.time.OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }
 
   private static double age(Clock clock, Instant since) {
-    return since == null ? 0 : Math.max(0, Duration.between(since, clock.instant()).toMillis() / 1000.0);
+    return since == null
+        ? 0
+        : Math.max(0, Duration.between(since, clock.instant()).toMillis() / 1000.0);
   }
 
-  /** A value read at most every GAUGE_CACHE; a failed read is logged and shows as no value (NaN). */
+  /**
+   * A value read at most every GAUGE_CACHE; a failed read is logged and shows as no value (NaN).
+   */
   static <T> Supplier<T> cached(CheckedSupplier<T> read) {
     return new Supplier<>() {
       private T value;
@@ -229,7 +319,9 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
             value = read.get();
           } catch (Exception e) {
             value = null;
-            log.atWarn().addKeyValue("reason", e.getMessage()).log("a gauge could not read the database");
+            log.atWarn()
+                .addKeyValue("reason", e.getMessage())
+                .log("a gauge could not read the database");
           }
         }
         return value;
@@ -247,7 +339,8 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public void cycleCompleted(CycleResult result) {
     runs.increment();
     if (result.lockAcquired()) {
-      // Only cycles that did the work: skipped ones (lock held elsewhere) would drag the quantiles to zero.
+      // Only cycles that did the work: skipped ones (lock held elsewhere) would drag the quantiles
+      // to zero.
       cycleDuration.record(result.durationMs(), TimeUnit.MILLISECONDS);
     } else {
       lockHeld.increment();

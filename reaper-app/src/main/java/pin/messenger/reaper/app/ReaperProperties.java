@@ -7,8 +7,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 
 /**
- * Binding of {@code reaper.*} (relaxed: {@code REAPER_BATCH_SIZE} works). Defaults are the core's constants;
- * validation is the core options' own, so a bad value fails start-up naming the property.
+ * Binding of {@code reaper.*} (relaxed: {@code REAPER_BATCH_SIZE} works). Defaults are the core's
+ * constants; validation is the core options' own, so a bad value fails start-up naming the
+ * property.
  */
 @ConfigurationProperties(prefix = "reaper")
 public record ReaperProperties(
@@ -26,9 +27,13 @@ public record ReaperProperties(
     @DefaultValue Embedded embedded) {
 
   /** Drain mode (beyond the spec, off by default). */
-  public record Drain(@DefaultValue("false") boolean enabled, @DefaultValue("50ms") Duration pause) {}
+  public record Drain(
+      @DefaultValue("false") boolean enabled, @DefaultValue("50ms") Duration pause) {}
 
-  /** {@code reaper.schema.migrate}: apply the reaper's migrations at start, or only verify the schema. */
+  /**
+   * {@code reaper.schema.migrate}: apply the reaper's migrations at start, or only verify the
+   * schema.
+   */
   public record Schema(@DefaultValue("true") boolean migrate) {}
 
   /**
@@ -36,7 +41,8 @@ public record ReaperProperties(
    *
    * @param dataDir where its data is kept between runs
    */
-  public record Embedded(@DefaultValue("true") boolean enabled, @DefaultValue(".reaper/pgdata") Path dataDir) {}
+  public record Embedded(
+      @DefaultValue("true") boolean enabled, @DefaultValue(".reaper/pgdata") Path dataDir) {}
 
   public ConferenceRoomReaperOptions toOptions() {
     return new ConferenceRoomReaperOptions(

@@ -11,8 +11,9 @@ import pin.messenger.reaper.store.Diagnostics;
 import pin.messenger.reaper.store.PostgresReaperStore;
 
 /**
- * {@code bin/reaper status [--json]} and {@code bin/reaper explain <conferenceId> [--json]}: read-only answers for
- * the on-call engineer, a human table by default, one JSON object with {@code --json}.
+ * {@code bin/reaper status [--json]} and {@code bin/reaper explain <conferenceId> [--json]}:
+ * read-only answers for the on-call engineer, a human table by default, one JSON object with {@code
+ * --json}.
  */
 final class StatusCommand {
   private StatusCommand() {}
@@ -20,10 +21,13 @@ final class StatusCommand {
   static int status(List<String> args) {
     boolean json = args.remove("--json");
     ReaperCli.checkOptions(args);
-    return withContext("status", args, (ctx, diagnostics, options, clock) -> {
-      Map<String, Object> status = diagnostics.status(clock.instant(), options);
-      return new Output(0, json ? JsonText.write(status) : humanStatus(status));
-    });
+    return withContext(
+        "status",
+        args,
+        (ctx, diagnostics, options, clock) -> {
+          Map<String, Object> status = diagnostics.status(clock.instant(), options);
+          return new Output(0, json ? JsonText.write(status) : humanStatus(status));
+        });
   }
 
   static int explain(List<String> args) {
@@ -35,24 +39,34 @@ final class StatusCommand {
     try {
       id = UUID.fromString(args.remove(0));
     } catch (IllegalArgumentException e) {
-      throw new ReaperCli.UsageException("explain: '" + e.getMessage() + "' is not a conference id (a UUID)");
+      throw new ReaperCli.UsageException(
+          "explain: '" + e.getMessage() + "' is not a conference id (a UUID)");
     }
     ReaperCli.checkOptions(args);
-    return withContext("explain", args, (ctx, diagnostics, options, clock) -> {
-      Map<String, Object> explained = diagnostics.explain(id, clock.instant(), options);
-      if (explained == null) {
-        return new Output(3, json ? "{\"error\":\"no conference " + id + "\"}" : "no conference " + id);
-      }
-      return new Output(0, json ? JsonText.write(explained) : humanExplain(explained));
-    });
+    return withContext(
+        "explain",
+        args,
+        (ctx, diagnostics, options, clock) -> {
+          Map<String, Object> explained = diagnostics.explain(id, clock.instant(), options);
+          if (explained == null) {
+            return new Output(
+                3, json ? "{\"error\":\"no conference " + id + "\"}" : "no conference " + id);
+          }
+          return new Output(0, json ? JsonText.write(explained) : humanExplain(explained));
+        });
   }
 
-  /** Exit code and what to print once the application has shut down (so it is the last thing printed). */
+  /**
+   * Exit code and what to print once the application has shut down (so it is the last thing
+   * printed).
+   */
   record Output(int code, String text) {}
 
   @FunctionalInterface
   interface Action {
-    Output run(ConfigurableApplicationContext ctx, Diagnostics d, ConferenceRoomReaperOptions o, Clock c) throws Exception;
+    Output run(
+        ConfigurableApplicationContext ctx, Diagnostics d, ConferenceRoomReaperOptions o, Clock c)
+        throws Exception;
   }
 
   private static int withContext(String command, List<String> args, Action action) {
@@ -61,9 +75,13 @@ final class StatusCommand {
     all.add("--spring.flyway.enabled=false");
     ReaperCli.requireDatabase(all);
     Output output;
-    try (ConfigurableApplicationContext ctx = ReaperCli.start(command, all, Map.of(), List.of(), true)) {
-      Diagnostics d = new Diagnostics(ctx.getBean(DataSource.class), ctx.getBean(PostgresReaperStore.class));
-      output = action.run(ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
+    try (ConfigurableApplicationContext ctx =
+        ReaperCli.start(command, all, Map.of(), List.of(), true)) {
+      Diagnostics d =
+          new Diagnostics(ctx.getBean(DataSource.class), ctx.getBean(PostgresReaperStore.class));
+      output =
+          action.run(
+              ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {
       output = new Output(1, "{\"error\":" + ReaperCli.quote(ReaperCli.describe(e)) + "}");
     }
@@ -75,27 +93,67 @@ final class StatusCommand {
   static String humanStatus(Map<String, Object> s) {
     StringBuilder b = new StringBuilder();
     b.append("conference-room-reaper status at ").append(s.get("asOf")).append("\n\n");
-    b.append(String.format("%-18s %8s  %-32s %10s%n", "phase", "due", "oldest due since", "age (s)"));
+    b.append(
+        String.format("%-18s %8s  %-32s %10s%n", "phase", "due", "oldest due since", "age (s)"));
     ((Map<String, Map<String, Object>>) s.get("phases"))
-        .forEach((phase, p) -> b.append(String.format("%-18s %8s  %-32s %10s%n",
-            phase, p.get("due"), dash(p.get("oldestDueSince")), dash(p.get("oldestDueAgeSeconds")))));
+        .forEach(
+            (phase, p) ->
+                b.append(
+                    String.format(
+                        "%-18s %8s  %-32s %10s%n",
+                        phase,
+                        p.get("due"),
+                        dash(p.get("oldestDueSince")),
+                        dash(p.get("oldestDueAgeSeconds")))));
     b.append(String.format("%-18s %8s%n%n", "active backlog", s.get("activeBacklog")));
     Map<String, Object> lock = (Map<String, Object>) s.get("runLock");
-    b.append("run lock: ").append(lock == null ? "free"
-        : "held by pid " + lock.get("pid") + " (" + lock.get("application_name") + ", " + dash(lock.get("client_addr"))
-            + ") since " + lock.get("xact_start") + ", state " + lock.get("state")).append("\n\n");
+    b.append("run lock: ")
+        .append(
+            lock == null
+                ? "free"
+                : "held by pid "
+                    + lock.get("pid")
+                    + " ("
+                    + lock.get("application_name")
+                    + ", "
+                    + dash(lock.get("client_addr"))
+                    + ") since "
+                    + lock.get("xact_start")
+                    + ", state "
+                    + lock.get("state"))
+        .append("\n\n");
     b.append("poison rows: ").append(s.get("poisonCount")).append('\n');
     for (Map<String, Object> p : (List<Map<String, Object>>) s.get("poison")) {
-      b.append(String.format("  %s  %-12s attempts %-3s next %s%n    %s%n", p.get("id"), p.get("status"),
-          p.get("reaper_attempts"), dash(p.get("reaper_next_attempt_at")), p.get("reaper_last_error")));
+      b.append(
+          String.format(
+              "  %s  %-12s attempts %-3s next %s%n    %s%n",
+              p.get("id"),
+              p.get("status"),
+              p.get("reaper_attempts"),
+              dash(p.get("reaper_next_attempt_at")),
+              p.get("reaper_last_error")));
     }
     Map<String, Object> d = (Map<String, Object>) s.get("delivery");
-    b.append('\n').append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));
-    b.append(String.format("%-26s %8s  %s   (quarantined %s)%n", "kafka outbox", d.get("outbox_pending"),
-        dash(d.get("outbox_oldest")), d.get("outbox_quarantined")));
-    b.append(String.format("%-26s %8s  %s   (given up %s)%n", "recorder stop requests", d.get("recorder_pending"),
-        dash(d.get("recorder_oldest")), d.get("recorder_gave_up")));
-    b.append(String.format("%-26s %8s  (dispatched by realtime-dispatch)%n", "realtime outbox", d.get("realtime_pending")));
+    b.append('\n')
+        .append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));
+    b.append(
+        String.format(
+            "%-26s %8s  %s   (quarantined %s)%n",
+            "kafka outbox",
+            d.get("outbox_pending"),
+            dash(d.get("outbox_oldest")),
+            d.get("outbox_quarantined")));
+    b.append(
+        String.format(
+            "%-26s %8s  %s   (given up %s)%n",
+            "recorder stop requests",
+            d.get("recorder_pending"),
+            dash(d.get("recorder_oldest")),
+            d.get("recorder_gave_up")));
+    b.append(
+        String.format(
+            "%-26s %8s  (dispatched by realtime-dispatch)%n",
+            "realtime outbox", d.get("realtime_pending")));
     return b.toString();
   }
 
@@ -104,33 +162,63 @@ final class StatusCommand {
     StringBuilder b = new StringBuilder();
     Map<String, Object> s = (Map<String, Object>) e.get("session");
     b.append("conference ").append(s.get("id")).append('\n');
-    for (String k : List.of("status", "end_reason", "chat_id", "deal_id", "created_at", "started_at",
-        "last_activity_at", "ended_at", "updated_at", "active_participant_count", "peak_participant_count",
-        "duration_seconds", "reaper_attempts", "reaper_last_error", "reaper_last_error_at", "reaper_next_attempt_at")) {
+    for (String k :
+        List.of(
+            "status",
+            "end_reason",
+            "chat_id",
+            "deal_id",
+            "created_at",
+            "started_at",
+            "last_activity_at",
+            "ended_at",
+            "updated_at",
+            "active_participant_count",
+            "peak_participant_count",
+            "duration_seconds",
+            "reaper_attempts",
+            "reaper_last_error",
+            "reaper_last_error_at",
+            "reaper_next_attempt_at")) {
       b.append(String.format("  %-26s %s%n", k, dash(s.get(k))));
     }
     b.append("\nphases\n");
-    ((Map<String, Object>) e.get("phases")).forEach((k, v) -> b.append(String.format("  %-18s %s%n", k, v)));
+    ((Map<String, Object>) e.get("phases"))
+        .forEach((k, v) -> b.append(String.format("  %-18s %s%n", k, v)));
     Map<String, Object> lock = (Map<String, Object>) e.get("rowLock");
     b.append("\nrow lock: ");
     if (Boolean.TRUE.equals(lock.get("locked"))) {
       b.append("HELD");
       for (Map<String, Object> h : (List<Map<String, Object>>) lock.get("heldBy")) {
-        b.append(String.format("%n  pid %s (%s, %s) in transaction since %s, %s: %s", h.get("pid"),
-            h.get("application_name"), dash(h.get("client_addr")), h.get("xact_start"), h.get("state"), h.get("query")));
+        b.append(
+            String.format(
+                "%n  pid %s (%s, %s) in transaction since %s, %s: %s",
+                h.get("pid"),
+                h.get("application_name"),
+                dash(h.get("client_addr")),
+                h.get("xact_start"),
+                h.get("state"),
+                h.get("query")));
       }
       b.append('\n');
     } else {
       b.append("free\n");
     }
-    section(b, "integration outbox (conference-ended)", (List<Map<String, Object>>) e.get("integrationOutbox"));
+    section(
+        b,
+        "integration outbox (conference-ended)",
+        (List<Map<String, Object>>) e.get("integrationOutbox"));
     section(b, "realtime outbox", (List<Map<String, Object>>) e.get("realtimeOutbox"));
     section(b, "recorder stop requests", (List<Map<String, Object>>) e.get("recorderStopRequests"));
     return b.toString();
   }
 
   private static void section(StringBuilder b, String title, List<Map<String, Object>> rows) {
-    b.append('\n').append(title).append(": ").append(rows.isEmpty() ? "none" : rows.size()).append('\n');
+    b.append('\n')
+        .append(title)
+        .append(": ")
+        .append(rows.isEmpty() ? "none" : rows.size())
+        .append('\n');
     for (Map<String, Object> r : rows) {
       b.append("  ").append(r).append('\n');
     }

@@ -9,8 +9,9 @@ import org.springframework.context.annotation.Configuration;
 import pin.messenger.reaper.telemetry.ReaperTracing;
 
 /**
- * OpenTelemetry from the standard settings (OTEL_* environment variables or otel.* system properties): export is
- * off unless {@code OTEL_TRACES_EXPORTER} (e.g. {@code otlp}) is set, with {@code OTEL_EXPORTER_OTLP_ENDPOINT} etc.
+ * OpenTelemetry from the standard settings (OTEL_* environment variables or otel.* system
+ * properties): export is off unless {@code OTEL_TRACES_EXPORTER} (e.g. {@code otlp}) is set, with
+ * {@code OTEL_EXPORTER_OTLP_ENDPOINT} etc.
  */
 @Configuration(proxyBeanMethods = false)
 public class TracingConfiguration {

@@ -15,10 +15,10 @@ import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.core.Transition;
 
 /**
- * OpenTelemetry spans: one per cycle ({@code conference-room-reaper.cycle}, attribute {@code correlation_id} =
- * jobRunId, with the cycle's counters) and one per item under it ({@code conference-room-reaper.item}: conference
- * id, phase, outcome, deal tenant id). Ids and enums only. The cycle runs on one thread, so the open cycle span is
- * kept per thread.
+ * OpenTelemetry spans: one per cycle ({@code conference-room-reaper.cycle}, attribute {@code
+ * correlation_id} = jobRunId, with the cycle's counters) and one per item under it ({@code
+ * conference-room-reaper.item}: conference id, phase, outcome, deal tenant id). Ids and enums only.
+ * The cycle runs on one thread, so the open cycle span is kept per thread.
  */
 public final class ReaperTracing implements ReaperObserver {
   public static final String CYCLE_SPAN = "conference-room-reaper.cycle";
@@ -41,7 +41,8 @@ public final class ReaperTracing implements ReaperObserver {
   @Override
   public void cycleStarted(String jobRunId, Instant asOf) {
     Span span =
-        tracer.spanBuilder(CYCLE_SPAN)
+        tracer
+            .spanBuilder(CYCLE_SPAN)
             .setSpanKind(SpanKind.INTERNAL)
             .setNoParent()
             .setAttribute(CORRELATION_ID, jobRunId)
@@ -91,7 +92,8 @@ public final class ReaperTracing implements ReaperObserver {
   private void item(UUID conferenceId, Phase phase, String outcome, UUID tenantId, String error) {
     Span parent = cycle.get();
     var builder =
-        tracer.spanBuilder(ITEM_SPAN)
+        tracer
+            .spanBuilder(ITEM_SPAN)
             .setAttribute(CONFERENCE_ID, conferenceId.toString())
             .setAttribute(PHASE, phase.label())
             .setAttribute(OUTCOME, outcome);

@@ -13,7 +13,9 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import pin.messenger.reaper.testing.TestDatabase;
 
-/** Scenario 6: invalid option sets are refused at start-up, each with a message naming the property. */
+/**
+ * Scenario 6: invalid option sets are refused at start-up, each with a message naming the property.
+ */
 class BadConfigurationTest {
   static TestDatabase db;
 
@@ -61,19 +63,22 @@ class BadConfigurationTest {
         "--reaper.recorder.lease=1s                             | reaper.recorder.lease",
       })
   void invalid_option_is_refused_at_start_naming_the_property(String option, String property) {
-    List<String> args = new ArrayList<>(List.of(
-        "--spring.datasource.url=" + db.url(),
-        "--spring.datasource.username=" + db.user(),
-        "--spring.datasource.password=" + db.password(),
-        "--reaper.command=run-once"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--spring.datasource.url=" + db.url(),
+                "--spring.datasource.username=" + db.user(),
+                "--spring.datasource.password=" + db.password(),
+                "--reaper.command=run-once"));
     args.add(option.strip());
 
     Throwable failure =
         catchThrowable(
-            () -> new SpringApplicationBuilder(ReaperApplication.class)
-                .web(WebApplicationType.NONE)
-                .run(args.toArray(String[]::new))
-                .close());
+            () ->
+                new SpringApplicationBuilder(ReaperApplication.class)
+                    .web(WebApplicationType.NONE)
+                    .run(args.toArray(String[]::new))
+                    .close());
 
     assertThat(failure).as("start-up with %s", option).isNotNull();
     StringBuilder messages = new StringBuilder();

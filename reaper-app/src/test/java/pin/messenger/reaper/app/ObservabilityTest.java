@@ -28,7 +28,10 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.TestDatabase;
 
-/** The running worker's HTTP side: Prometheus exposition, health groups; metrics move as rooms are reaped. */
+/**
+ * The running worker's HTTP side: Prometheus exposition, health groups; metrics move as rooms are
+ * reaped.
+ */
 class ObservabilityTest {
   static TestDatabase db;
   static ConfigurableApplicationContext ctx;
@@ -71,11 +74,15 @@ class ObservabilityTest {
   }
 
   static HttpResponse<String> get(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   static double value(String exposition, String series) {
-    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " ([0-9.eE+-]+|NaN)$").matcher(exposition);
+    Matcher m =
+        Pattern.compile("(?m)^" + Pattern.quote(series) + " ([0-9.eE+-]+|NaN)$")
+            .matcher(exposition);
     return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
   }
 
@@ -85,7 +92,8 @@ class ObservabilityTest {
     for (String metric : SPEC_METRICS) {
       assertThat(body).contains(metric);
     }
-    assertThat(body).contains("messenger_conf_reaper_cycle_duration_seconds_bucket{le=\"0.005\"}")
+    assertThat(body)
+        .contains("messenger_conf_reaper_cycle_duration_seconds_bucket{le=\"0.005\"}")
         .contains("messenger_conf_reaper_cycle_duration_seconds_bucket{le=\"30.0\"}")
         .contains("messenger_conf_reaper_lock_held_total")
         .contains("messenger_conf_reaper_phase_backlog{phase=\"empty-room\"}")
@@ -96,26 +104,36 @@ class ObservabilityTest {
   @Test
   void metric_values_move_as_a_room_is_reaped() throws Exception {
     String before = get("/actuator/prometheus").body();
-    double closedBefore = value(before, "messenger_conf_reaper_items_total{outcome=\"empty_timeout\"}");
+    double closedBefore =
+        value(before, "messenger_conf_reaper_items_total{outcome=\"empty_timeout\"}");
     new Rooms(db.dataSource()).insert(Rooms.emptyActive(Instant.now().minusSeconds(600)));
 
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     double closed = closedBefore;
     while (closed == closedBefore && System.nanoTime() < deadline) {
       Thread.sleep(100); // polling the scrape endpoint for the worker's next cycle
-      closed = value(get("/actuator/prometheus").body(), "messenger_conf_reaper_items_total{outcome=\"empty_timeout\"}");
+      closed =
+          value(
+              get("/actuator/prometheus").body(),
+              "messenger_conf_reaper_items_total{outcome=\"empty_timeout\"}");
     }
 
     assertThat(closed).isEqualTo(closedBefore + 1);
     String after = get("/actuator/prometheus").body();
-    assertThat(value(after, "messenger_conf_reaper_run_total")).isGreaterThan(value(before, "messenger_conf_reaper_run_total"));
+    assertThat(value(after, "messenger_conf_reaper_run_total"))
+        .isGreaterThan(value(before, "messenger_conf_reaper_run_total"));
   }
 
   @Test
   void the_exposition_passes_promtool_check_metrics() throws Exception {
     Path promtool = Path.of("/usr/bin/promtool");
-    assumeTrue(Files.isExecutable(promtool) || System.getenv("CI") != null, "promtool not installed (CI installs it)");
-    Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
+    assumeTrue(
+        Files.isExecutable(promtool) || System.getenv("CI") != null,
+        "promtool not installed (CI installs it)");
+    Process p =
+        new ProcessBuilder(promtool.toString(), "check", "metrics")
+            .redirectErrorStream(true)
+            .start();
     p.getOutputStream().write(get("/actuator/prometheus").body().getBytes(StandardCharsets.UTF_8));
     p.getOutputStream().close();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -124,7 +142,8 @@ class ObservabilityTest {
   }
 
   @Test
-  void liveness_and_readiness_are_up_while_cycles_complete_and_the_database_answers() throws Exception {
+  void liveness_and_readiness_are_up_while_cycles_complete_and_the_database_answers()
+      throws Exception {
     assertThat(get("/actuator/health/liveness").body()).contains("\"status\":\"UP\"");
     assertThat(get("/actuator/health/readiness").body()).contains("\"status\":\"UP\"");
   }
@@ -132,7 +151,8 @@ class ObservabilityTest {
   @Test
   void liveness_goes_down_when_no_cycle_completed_for_two_polling_intervals_and_recovers() {
     MutableClock clock = new MutableClock(Instant.parse("2026-12-02T10:00:00Z"));
-    java.util.concurrent.atomic.AtomicReference<Instant> lastCycle = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<Instant> lastCycle =
+        new java.util.concurrent.atomic.AtomicReference<>();
     ReaperLivenessIndicator liveness =
         new ReaperLivenessIndicator(lastCycle::get, ConferenceRoomReaperOptions.defaults(), clock);
 

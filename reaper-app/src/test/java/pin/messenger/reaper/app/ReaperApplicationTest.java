@@ -62,7 +62,14 @@ class ReaperApplicationTest {
   @Test
   void options_bind_from_relaxed_environment_variables() {
     try (ConfigurableApplicationContext ctx =
-        start(Map.of("REAPER_BATCH_SIZE", "7", "REAPER_EMPTY_ROOM_GRACE", "45s", "REAPER_DRAIN_ENABLED", "true"))) {
+        start(
+            Map.of(
+                "REAPER_BATCH_SIZE",
+                "7",
+                "REAPER_EMPTY_ROOM_GRACE",
+                "45s",
+                "REAPER_DRAIN_ENABLED",
+                "true"))) {
       ConferenceRoomReaperOptions options = ctx.getBean(ConferenceRoomReaperOptions.class);
       assertThat(options.batchSize()).isEqualTo(7);
       assertThat(options.emptyRoomGrace()).isEqualTo(Duration.ofSeconds(45));
@@ -73,11 +80,13 @@ class ReaperApplicationTest {
 
   @Test
   void invalid_options_stop_start_up_naming_each_property_and_value() {
-    assertThatThrownBy(() -> start(Map.of(), "--reaper.batch-size=0", "--reaper.max-run-duration=5m").close())
+    assertThatThrownBy(
+            () -> start(Map.of(), "--reaper.batch-size=0", "--reaper.max-run-duration=5m").close())
         .hasRootCauseInstanceOf(InvalidOptionsException.class)
         .rootCause()
         .hasMessageContaining("reaper.batch-size must be between 1 and 10000 but was 0")
-        .hasMessageContaining("reaper.max-run-duration must be shorter than reaper.lock-ttl (PT2M) but was PT5M");
+        .hasMessageContaining(
+            "reaper.max-run-duration must be shorter than reaper.lock-ttl (PT2M) but was PT5M");
   }
 
   @Test
@@ -116,7 +125,8 @@ class ReaperApplicationTest {
     List<String> args = new ArrayList<>(List.of("run-once"));
     args.addAll(datasource(db));
 
-    String out = captureStdout(() -> assertThat(ReaperCli.run(args.toArray(String[]::new))).isZero());
+    String out =
+        captureStdout(() -> assertThat(ReaperCli.run(args.toArray(String[]::new))).isZero());
 
     String last = out.strip().lines().reduce((a, b) -> b).orElseThrow();
     assertThat(last)
@@ -137,7 +147,8 @@ class ReaperApplicationTest {
     List<String> args = new ArrayList<>(List.of("run-once", "--dry-run"));
     args.addAll(datasource(db));
 
-    String out = captureStdout(() -> assertThat(ReaperCli.run(args.toArray(String[]::new))).isZero());
+    String out =
+        captureStdout(() -> assertThat(ReaperCli.run(args.toArray(String[]::new))).isZero());
 
     assertThat(out.strip().lines().reduce((a, b) -> b).orElseThrow())
         .contains("\"dryRun\":true")

@@ -22,7 +22,9 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 import pin.messenger.reaper.testing.TestDatabase;
 
-/** A span per cycle (correlation id = jobRunId) and per item (conference id, phase, deal tenant id). */
+/**
+ * A span per cycle (correlation id = jobRunId) and per item (conference id, phase, deal tenant id).
+ */
 class ReaperTracingTest {
   static TestDatabase db;
 
@@ -42,7 +44,9 @@ class ReaperTracingTest {
     OpenTelemetrySdk otel =
         OpenTelemetrySdk.builder()
             .setTracerProvider(
-                SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+                SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
             .build();
     Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
     Rooms rooms = new Rooms(db.dataSource());
@@ -61,29 +65,50 @@ class ReaperTracingTest {
             .runOnce(asOf, Cancellation.NONE);
 
     List<SpanData> spans = exporter.getFinishedSpanItems();
-    SpanData cycle = spans.stream().filter(s -> s.getName().equals(ReaperTracing.CYCLE_SPAN)).findFirst().orElseThrow();
-    assertThat(cycle.getAttributes().get(ReaperTracing.CORRELATION_ID)).isEqualTo(result.jobRunId());
-    assertThat(cycle.getAttributes().get(AttributeKey.longKey("reaper.empty_timeout"))).isEqualTo(1L);
-    List<SpanData> items = spans.stream().filter(s -> s.getName().equals(ReaperTracing.ITEM_SPAN)).toList();
+    SpanData cycle =
+        spans.stream()
+            .filter(s -> s.getName().equals(ReaperTracing.CYCLE_SPAN))
+            .findFirst()
+            .orElseThrow();
+    assertThat(cycle.getAttributes().get(ReaperTracing.CORRELATION_ID))
+        .isEqualTo(result.jobRunId());
+    assertThat(cycle.getAttributes().get(AttributeKey.longKey("reaper.empty_timeout")))
+        .isEqualTo(1L);
+    List<SpanData> items =
+        spans.stream().filter(s -> s.getName().equals(ReaperTracing.ITEM_SPAN)).toList();
     assertThat(items).hasSize(3);
-    assertThat(items).allSatisfy(i -> {
-      assertThat(i.getParentSpanId()).isEqualTo(cycle.getSpanId());
-      assertThat(i.getTraceId()).isEqualTo(cycle.getTraceId());
-    });
+    assertThat(items)
+        .allSatisfy(
+            i -> {
+              assertThat(i.getParentSpanId()).isEqualTo(cycle.getSpanId());
+              assertThat(i.getTraceId()).isEqualTo(cycle.getTraceId());
+            });
     SpanData closed =
-        items.stream().filter(i -> i.getAttributes().get(ReaperTracing.CONFERENCE_ID).equals(empty.id.toString()))
-            .findFirst().orElseThrow();
+        items.stream()
+            .filter(
+                i -> i.getAttributes().get(ReaperTracing.CONFERENCE_ID).equals(empty.id.toString()))
+            .findFirst()
+            .orElseThrow();
     assertThat(closed.getAttributes().get(ReaperTracing.PHASE)).isEqualTo("empty-room");
     assertThat(closed.getAttributes().get(ReaperTracing.OUTCOME)).isEqualTo("empty_timeout");
-    assertThat(closed.getAttributes().get(ReaperTracing.DEAL_TENANT_ID)).isEqualTo(empty.tenantId.toString());
-    assertThat(items).anySatisfy(i -> {
-      assertThat(i.getAttributes().get(ReaperTracing.CONFERENCE_ID)).isEqualTo(provisioning.id.toString());
-      assertThat(i.getAttributes().get(ReaperTracing.OUTCOME)).isEqualTo("provision_failed");
-    });
-    assertThat(items).anySatisfy(i -> {
-      assertThat(i.getAttributes().get(ReaperTracing.CONFERENCE_ID)).isEqualTo(poison.id.toString());
-      assertThat(i.getAttributes().get(ReaperTracing.OUTCOME)).isEqualTo("failed");
-      assertThat(i.getStatus().getStatusCode()).isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
-    });
+    assertThat(closed.getAttributes().get(ReaperTracing.DEAL_TENANT_ID))
+        .isEqualTo(empty.tenantId.toString());
+    assertThat(items)
+        .anySatisfy(
+            i -> {
+              assertThat(i.getAttributes().get(ReaperTracing.CONFERENCE_ID))
+                  .isEqualTo(provisioning.id.toString());
+              assertThat(i.getAttributes().get(ReaperTracing.OUTCOME))
+                  .isEqualTo("provision_failed");
+            });
+    assertThat(items)
+        .anySatisfy(
+            i -> {
+              assertThat(i.getAttributes().get(ReaperTracing.CONFERENCE_ID))
+                  .isEqualTo(poison.id.toString());
+              assertThat(i.getAttributes().get(ReaperTracing.OUTCOME)).isEqualTo("failed");
+              assertThat(i.getStatus().getStatusCode())
+                  .isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
+            });
   }
 }

@@ -4,8 +4,9 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * Live conferences past their window at {@code asOf}: per phase the count and the oldest reference time (the
- * moment the oldest row's window started counting), and {@code total} counting each row once.
+ * Live conferences past their window at {@code asOf}: per phase the count and the oldest reference
+ * time (the moment the oldest row's window started counting), and {@code total} counting each row
+ * once.
  */
 public record Backlog(Instant asOf, Map<Phase, PhaseBacklog> phases, long total) {
 

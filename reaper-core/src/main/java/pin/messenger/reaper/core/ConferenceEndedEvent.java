@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The domain event of an Active → Ended close, and the payload of the integration event
- * {@code pin.messenger.conference-ended.v1} (key = {@code dealId}). Reference ids and enums only: no names, no media.
+ * The domain event of an Active → Ended close, and the payload of the integration event {@code
+ * pin.messenger.conference-ended.v1} (key = {@code dealId}). Reference ids and enums only: no
+ * names, no media.
  */
 public record ConferenceEndedEvent(
     UUID conferenceId,

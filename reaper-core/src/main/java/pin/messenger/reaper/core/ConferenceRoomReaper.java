@@ -14,13 +14,17 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * One cycle of the ConferenceRoomReaperJob: take the single-runner lock, run the three phases in order (one
- * transaction per batch), dispatch after commit. {@link #runOnce} is all the work; a scheduler only calls it.
+ * One cycle of the ConferenceRoomReaperJob: take the single-runner lock, run the three phases in
+ * order (one transaction per batch), dispatch after commit. {@link #runOnce} is all the work; a
+ * scheduler only calls it.
  */
 public final class ConferenceRoomReaper {
   private static final Logger log = LoggerFactory.getLogger(ConferenceRoomReaper.class);
 
-  /** Longest wait before a poison row is tried again; the first retry waits one polling interval, then doubling. */
+  /**
+   * Longest wait before a poison row is tried again; the first retry waits one polling interval,
+   * then doubling.
+   */
   public static final Duration POISON_RETRY_CAP = Duration.ofMinutes(15);
 
   private final ReaperStore store;
@@ -48,7 +52,9 @@ public final class ConferenceRoomReaper {
     return run(asOf, cancellation, false);
   }
 
-  /** Runs one cycle at {@code asOf} and rolls every batch back: reports what a real cycle would do. */
+  /**
+   * Runs one cycle at {@code asOf} and rolls every batch back: reports what a real cycle would do.
+   */
   public CycleResult dryRun(Instant asOf) {
     return run(asOf, Cancellation.NONE, true);
   }
@@ -56,13 +62,11 @@ public final class ConferenceRoomReaper {
   private CycleResult run(Instant asOf, Cancellation cancellation, boolean dryRun) {
     String jobRunId = UUID.randomUUID().toString();
     long start = System.nanoTime();
-    // jobRunId (the correlation id) is on every log line of the cycle, the store's included, via the MDC.
+    // jobRunId (the correlation id) is on every log line of the cycle, the store's included, via
+    // the MDC.
     MDC.put("jobRunId", jobRunId);
     try {
-      log.atInfo()
-          .addKeyValue("asOf", asOf)
-          .addKeyValue("dryRun", dryRun)
-          .log("cycle started");
+      log.atInfo().addKeyValue("asOf", asOf).addKeyValue("dryRun", dryRun).log("cycle started");
       observer.cycleStarted(jobRunId, asOf);
       cancellation.throwIfCancelled();
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
@@ -90,7 +94,8 @@ public final class ConferenceRoomReaper {
       observer.cycleCompleted(result);
       return result;
     } catch (java.util.concurrent.CancellationException e) {
-      // A stop, not a failure: the batch rolled back (or committed) whole; nothing to count as an error.
+      // A stop, not a failure: the batch rolled back (or committed) whole; nothing to count as an
+      // error.
       log.atInfo().log("cycle cancelled");
       throw e;
     } catch (RuntimeException e) {
@@ -149,12 +154,14 @@ public final class ConferenceRoomReaper {
     Map<UUID, String> poison = new LinkedHashMap<>();
     int claimedCount;
     int skippedLocked;
-    try (ReaperStore.Batch batch = store.beginBatch(options.statementTimeout(), options.lockTtl())) {
+    try (ReaperStore.Batch batch =
+        store.beginBatch(options.statementTimeout(), options.lockTtl())) {
       cancellation.throwIfCancelled();
       List<ConferenceSession> claimed = batch.claim(phase, cutoff, asOf, options.batchSize());
       claimedCount = claimed.size();
       cancellation.throwIfCancelled();
-      skippedLocked = batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize(), after[0]);
+      skippedLocked =
+          batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize(), after[0]);
       if (!claimed.isEmpty()) {
         after[0] = phase.orderKey(claimed.get(claimed.size() - 1));
       }
@@ -192,17 +199,20 @@ public final class ConferenceRoomReaper {
       }
       cancellation.throwIfCancelled();
       if (!dryRun) {
-        // Again right before the commit: a runner that stalled inside the batch (GC pause, SIGSTOP) and lost its
+        // Again right before the commit: a runner that stalled inside the batch (GC pause, SIGSTOP)
+        // and lost its
         // lock meanwhile rolls back instead of committing beside the new holder.
         lock.verifyHeld();
         batch.commit();
       }
     }
     afterCommit(phase, jobRunId, applied, poison, dryRun);
-    // Claimed but neither closed nor poison: the decision found it no longer due, or the status guard matched nothing.
+    // Claimed but neither closed nor poison: the decision found it no longer due, or the status
+    // guard matched nothing.
     int raceLost = claimedCount - applied.applied().size() - poison.size();
     BatchOutcome outcome =
-        new BatchOutcome(claimedCount, applied.applied().size(), skippedLocked, poison.size(), raceLost);
+        new BatchOutcome(
+            claimedCount, applied.applied().size(), skippedLocked, poison.size(), raceLost);
     if (!dryRun) {
       observer.batchCommitted(phase, outcome);
     }
@@ -210,7 +220,11 @@ public final class ConferenceRoomReaper {
   }
 
   private void afterCommit(
-      Phase phase, String jobRunId, ReaperStore.ApplyResult applied, Map<UUID, String> poison, boolean dryRun) {
+      Phase phase,
+      String jobRunId,
+      ReaperStore.ApplyResult applied,
+      Map<UUID, String> poison,
+      boolean dryRun) {
     poison.forEach(
         (id, error) -> {
           log.atError()

@@ -5,20 +5,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The reaper's options ({@code reaper.*}). Immutable and self-validating: construction fails with every violation,
- * each naming the property and the value it had. Bad configuration is never replaced by a default.
+ * The reaper's options ({@code reaper.*}). Immutable and self-validating: construction fails with
+ * every violation, each naming the property and the value it had. Bad configuration is never
+ * replaced by a default.
  *
  * @param pollingInterval time between cycle starts ({@code reaper.polling-interval}, default 30 s)
- * @param emptyRoomGrace how long an Active room may stay empty ({@code reaper.empty-room-grace}, default 90 s)
- * @param provisionTimeout how long a room may stay Provisioning ({@code reaper.provision-timeout}, default 2 min)
- * @param staleLiveTimeout how long an Active room may go without presence ({@code reaper.stale-live-timeout}, 4 h)
- * @param batchSize conferences claimed per phase per transaction ({@code reaper.batch-size}, default 100)
- * @param lockTtl after this the server frees the run lock and row locks of a hung holder ({@code reaper.lock-ttl}, 2 min)
- * @param maxRunDuration a cycle starts no new batch past this ({@code reaper.max-run-duration}, default 30 s)
- * @param statementTimeout server-side limit of one statement ({@code reaper.statement-timeout}, default 10 s)
- * @param enabled the CONFERENCE_CALLS_ENABLED flag: when false the worker does not reap ({@code reaper.enabled})
- * @param drainEnabled keep claiming full batches while the cycle's time allows ({@code reaper.drain.enabled}, off)
- * @param drainPause pause between two drain batches of a phase ({@code reaper.drain.pause}, default 50 ms)
+ * @param emptyRoomGrace how long an Active room may stay empty ({@code reaper.empty-room-grace},
+ *     default 90 s)
+ * @param provisionTimeout how long a room may stay Provisioning ({@code reaper.provision-timeout},
+ *     default 2 min)
+ * @param staleLiveTimeout how long an Active room may go without presence ({@code
+ *     reaper.stale-live-timeout}, 4 h)
+ * @param batchSize conferences claimed per phase per transaction ({@code reaper.batch-size},
+ *     default 100)
+ * @param lockTtl after this the server frees the run lock and row locks of a hung holder ({@code
+ *     reaper.lock-ttl}, 2 min)
+ * @param maxRunDuration a cycle starts no new batch past this ({@code reaper.max-run-duration},
+ *     default 30 s)
+ * @param statementTimeout server-side limit of one statement ({@code reaper.statement-timeout},
+ *     default 10 s)
+ * @param enabled the CONFERENCE_CALLS_ENABLED flag: when false the worker does not reap ({@code
+ *     reaper.enabled})
+ * @param drainEnabled keep claiming full batches while the cycle's time allows ({@code
+ *     reaper.drain.enabled}, off)
+ * @param drainPause pause between two drain batches of a phase ({@code reaper.drain.pause}, default
+ *     50 ms)
  */
 public record ConferenceRoomReaperOptions(
     Duration pollingInterval,
@@ -60,9 +71,12 @@ public record ConferenceRoomReaperOptions(
       errors.add("reaper.drain.pause must be zero or positive but was " + drainPause);
     }
     if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-      errors.add("reaper.batch-size must be between 1 and " + MAX_BATCH_SIZE + " but was " + batchSize);
+      errors.add(
+          "reaper.batch-size must be between 1 and " + MAX_BATCH_SIZE + " but was " + batchSize);
     }
-    if (isPositive(maxRunDuration) && isPositive(lockTtl) && maxRunDuration.compareTo(lockTtl) >= 0) {
+    if (isPositive(maxRunDuration)
+        && isPositive(lockTtl)
+        && maxRunDuration.compareTo(lockTtl) >= 0) {
       errors.add(
           "reaper.max-run-duration must be shorter than reaper.lock-ttl ("
               + lockTtl

@@ -5,13 +5,14 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * A claimed conference as the reaper read it under its row lock, with what the event needs from the roster and the
- * recordings. {@code status} is the raw column value so that an unknown value reaches the decision (and is rejected
- * there) instead of failing the whole batch while reading.
+ * A claimed conference as the reaper read it under its row lock, with what the event needs from the
+ * roster and the recordings. {@code status} is the raw column value so that an unknown value
+ * reaches the decision (and is rejected there) instead of failing the whole batch while reading.
  *
  * @param participants distinct users from the roster, in order of first join
  * @param latestRecordingId the newest recording of the session, or null when it was never recorded
- * @param activeRecordingIds recordings still Pending/Recording/Uploading: the recorder must be told to stop them
+ * @param activeRecordingIds recordings still Pending/Recording/Uploading: the recorder must be told
+ *     to stop them
  * @param reaperAttempts how many closes of this row failed before (poison bookkeeping)
  */
 public record ConferenceSession(

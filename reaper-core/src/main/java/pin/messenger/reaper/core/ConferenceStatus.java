@@ -1,6 +1,9 @@
 package pin.messenger.reaper.core;
 
-/** Lifecycle status of a {@code ConferenceSessionEntity}. Ended and Failed are terminal (INV-CONF-4). */
+/**
+ * Lifecycle status of a {@code ConferenceSessionEntity}. Ended and Failed are terminal
+ * (INV-CONF-4).
+ */
 public enum ConferenceStatus {
   Provisioning,
   Active,

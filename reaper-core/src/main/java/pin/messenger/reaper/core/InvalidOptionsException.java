@@ -2,7 +2,10 @@ package pin.messenger.reaper.core;
 
 import java.util.List;
 
-/** Thrown when the reaper's options are invalid; the message lists every violation with property and value. */
+/**
+ * Thrown when the reaper's options are invalid; the message lists every violation with property and
+ * value.
+ */
 public final class InvalidOptionsException extends IllegalArgumentException {
   private final List<String> violations;
 

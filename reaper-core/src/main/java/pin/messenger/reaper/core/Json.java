@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * A minimal writer for flat JSON objects of ids, enums, numbers and instants. The core's payloads hold nothing
- * else, so a JSON library would be a dependency of the framework-free core for no gain.
+ * A minimal writer for flat JSON objects of ids, enums, numbers and instants. The core's payloads
+ * hold nothing else, so a JSON library would be a dependency of the framework-free core for no
+ * gain.
  */
 final class Json {
   private final StringBuilder out = new StringBuilder(512).append('{');

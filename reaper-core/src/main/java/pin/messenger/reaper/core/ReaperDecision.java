@@ -5,9 +5,9 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * The pure decision: what happens to one claimed conference in one phase at {@code asOf}. No I/O; the store only
- * executes what this returns. It re-checks the phase's predicate (the claim SQL is the first check, this is the
- * second) and rejects rows whose data make a correct close impossible.
+ * The pure decision: what happens to one claimed conference in one phase at {@code asOf}. No I/O;
+ * the store only executes what this returns. It re-checks the phase's predicate (the claim SQL is
+ * the first check, this is the second) and rejects rows whose data make a correct close impossible.
  */
 public final class ReaperDecision {
   private ReaperDecision() {}
@@ -24,7 +24,8 @@ public final class ReaperDecision {
       return new Decision.Skip("already " + status + " (terminal)");
     }
     if (status != phase.from()) {
-      return new Decision.Skip("status is " + status + ", phase " + phase.label() + " closes " + phase.from());
+      return new Decision.Skip(
+          "status is " + status + ", phase " + phase.label() + " closes " + phase.from());
     }
     String missing = missingField(phase, s);
     if (missing != null) {
@@ -55,7 +56,8 @@ public final class ReaperDecision {
       return new Decision.Poison("created_at " + s.createdAt() + " is after asOf " + asOf);
     }
     if (s.activeParticipantCount() < 0) {
-      return new Decision.Poison("active_participant_count is negative (" + s.activeParticipantCount() + ")");
+      return new Decision.Poison(
+          "active_participant_count is negative (" + s.activeParticipantCount() + ")");
     }
     return phase.publishesConferenceEnded() ? end(phase, s, asOf) : fail(phase, s, asOf);
   }

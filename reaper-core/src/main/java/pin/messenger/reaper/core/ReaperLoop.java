@@ -11,9 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The periodic timer: ticks every polling interval on one thread, so a tick never starts on top of a running
- * cycle (a late cycle delays the next tick instead of overlapping it). It only ticks: all work is
- * {@link ConferenceRoomReaper#runOnce}. It catches everything a cycle throws, logs it and carries on.
+ * The periodic timer: ticks every polling interval on one thread, so a tick never starts on top of
+ * a running cycle (a late cycle delays the next tick instead of overlapping it). It only ticks: all
+ * work is {@link ConferenceRoomReaper#runOnce}. It catches everything a cycle throws, logs it and
+ * carries on.
  */
 public final class ReaperLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReaperLoop.class);
@@ -50,7 +51,9 @@ public final class ReaperLoop implements AutoCloseable {
             });
     long period = options.pollingInterval().toMillis();
     executor.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
-    log.atInfo().addKeyValue("pollingInterval", options.pollingInterval()).log("reaper loop started");
+    log.atInfo()
+        .addKeyValue("pollingInterval", options.pollingInterval())
+        .log("reaper loop started");
   }
 
   /** True while the loop is scheduled and not stopping. */
@@ -68,13 +71,15 @@ public final class ReaperLoop implements AutoCloseable {
       log.atInfo().log("cycle cancelled by shutdown; its open batch was rolled back");
     } catch (Throwable e) {
       // Never let an exception kill the timer: the next tick retries (candidates are still active).
-      log.atError().setCause(e).log("cycle failed; the batch was rolled back and the next cycle retries");
+      log.atError()
+          .setCause(e)
+          .log("cycle failed; the batch was rolled back and the next cycle retries");
     }
   }
 
   /**
-   * Stops ticking. A cycle in progress sees the stop at its next storage call: its open batch rolls back whole (or
-   * has committed whole), the run lock is released, then this returns.
+   * Stops ticking. A cycle in progress sees the stop at its next storage call: its open batch rolls
+   * back whole (or has committed whole), the run lock is released, then this returns.
    */
   @Override
   public void close() {

@@ -1,8 +1,8 @@
 package pin.messenger.reaper.core;
 
 /**
- * Port for metrics and traces. Every method has an empty default so an observer implements what it needs; the
- * cycle calls them synchronously, so they must be cheap and must not throw.
+ * Port for metrics and traces. Every method has an empty default so an observer implements what it
+ * needs; the cycle calls them synchronously, so they must be cheap and must not throw.
  */
 public interface ReaperObserver {
 
@@ -41,7 +41,8 @@ public interface ReaperObserver {
       }
 
       @Override
-      public void itemFailed(String jobRunId, Phase phase, java.util.UUID conferenceId, String error) {
+      public void itemFailed(
+          String jobRunId, Phase phase, java.util.UUID conferenceId, String error) {
         all.forEach(o -> o.itemFailed(jobRunId, phase, conferenceId, error));
       }
     };
@@ -63,5 +64,6 @@ public interface ReaperObserver {
   default void conferenceReaped(String jobRunId, Transition transition) {}
 
   /** A poison row was excluded from its batch. */
-  default void itemFailed(String jobRunId, Phase phase, java.util.UUID conferenceId, String error) {}
+  default void itemFailed(
+      String jobRunId, Phase phase, java.util.UUID conferenceId, String error) {}
 }

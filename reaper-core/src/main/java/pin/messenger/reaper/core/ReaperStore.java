@@ -7,31 +7,40 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * The reaper's storage port. The PostgreSQL implementation lives in {@code pin.messenger.reaper.store}; the core
- * only sees these operations. Every method may throw {@link StoreException} for an infrastructure failure.
+ * The reaper's storage port. The PostgreSQL implementation lives in {@code
+ * pin.messenger.reaper.store}; the core only sees these operations. Every method may throw {@link
+ * StoreException} for an infrastructure failure.
  */
 public interface ReaperStore {
 
   /**
-   * Tries, without waiting, to take the single-runner lock. The lock must be freed by the server itself after
-   * {@code ttl} even if the holder hangs, and must never outlive the returned handle on a pooled connection.
+   * Tries, without waiting, to take the single-runner lock. The lock must be freed by the server
+   * itself after {@code ttl} even if the holder hangs, and must never outlive the returned handle
+   * on a pooled connection.
    */
   RunLock tryAcquireRunLock(Duration ttl);
 
   /**
-   * Opens one batch transaction with server-side limits: {@code statementTimeout} per statement, and
-   * {@code idleTimeout} after which the server ends a transaction whose client went silent (freeing its row locks).
+   * Opens one batch transaction with server-side limits: {@code statementTimeout} per statement,
+   * and {@code idleTimeout} after which the server ends a transaction whose client went silent
+   * (freeing its row locks).
    */
   Batch beginBatch(Duration statementTimeout, Duration idleTimeout);
 
-  /** Live rows past their window at {@code asOf} (read-only, no locks): for the backlog gauges and status. */
+  /**
+   * Live rows past their window at {@code asOf} (read-only, no locks): for the backlog gauges and
+   * status.
+   */
   Backlog backlog(Instant asOf, ConferenceRoomReaperOptions options);
 
   /** The single-runner lock. Closing it releases the lock. */
   interface RunLock extends AutoCloseable {
     boolean acquired();
 
-    /** Fails with {@link LockLostException} when the server has taken the lock away (TTL passed, connection lost). */
+    /**
+     * Fails with {@link LockLostException} when the server has taken the lock away (TTL passed,
+     * connection lost).
+     */
     void verifyHeld();
 
     @Override
@@ -41,27 +50,38 @@ public interface ReaperStore {
   /** One transaction: claim, write, commit. Closing without commit rolls back. */
   interface Batch extends AutoCloseable {
 
-    /** Claims at most {@code limit} due rows of the phase, oldest first, skipping rows other transactions hold. */
+    /**
+     * Claims at most {@code limit} due rows of the phase, oldest first, skipping rows other
+     * transactions hold.
+     */
     List<ConferenceSession> claim(Phase phase, Instant cutoff, Instant asOf, int limit);
 
     /**
-     * How many due rows this claim passed over because another transaction held them: those before the last
-     * claimed row in claim order (all of them when the claim was not full), and after {@code after} — the last
-     * key of the phase's previous full batch in this cycle (drain mode), or {@code null} for the first batch. The
-     * lower bound keeps a row held across several batches from being counted once per batch, and keeps the count
-     * from re-reading the index entries of every row the earlier batches closed.
+     * How many due rows this claim passed over because another transaction held them: those before
+     * the last claimed row in claim order (all of them when the claim was not full), and after
+     * {@code after} — the last key of the phase's previous full batch in this cycle (drain mode),
+     * or {@code null} for the first batch. The lower bound keeps a row held across several batches
+     * from being counted once per batch, and keeps the count from re-reading the index entries of
+     * every row the earlier batches closed.
      */
     int countSkippedLocked(
-        Phase phase, Instant cutoff, Instant asOf, List<ConferenceSession> claimed, int limit, Instant after);
+        Phase phase,
+        Instant cutoff,
+        Instant asOf,
+        List<ConferenceSession> claimed,
+        int limit,
+        Instant after);
 
     /**
-     * Writes the transitions with their status guard, and in the same transaction their outbox rows. A row whose
-     * write fails in the database (a data or constraint error) is isolated and reported, the rest are written.
+     * Writes the transitions with their status guard, and in the same transaction their outbox
+     * rows. A row whose write fails in the database (a data or constraint error) is isolated and
+     * reported, the rest are written.
      */
     ApplyResult apply(List<Transition> transitions, String correlationId, Instant asOf);
 
     /** Keeps the error of each poison row on the row (attempts, last error, when to try again). */
-    void recordFailures(Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap);
+    void recordFailures(
+        Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap);
 
     void commit();
 
@@ -76,5 +96,6 @@ public interface ReaperStore {
    * @param raceLost transitions whose status guard matched no row (another writer got there first)
    * @param failed conference id → database error, for rows isolated as poison
    */
-  record ApplyResult(List<Transition> applied, List<Transition> raceLost, Map<UUID, String> failed) {}
+  record ApplyResult(
+      List<Transition> applied, List<Transition> raceLost, Map<UUID, String> failed) {}
 }

@@ -5,12 +5,14 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * What the reaper writes for one conference it closes: the status change (guarded by {@code from}), and what goes
- * into the outboxes in the same transaction.
+ * What the reaper writes for one conference it closes: the status change (guarded by {@code from}),
+ * and what goes into the outboxes in the same transaction.
  *
- * @param durationSeconds whole seconds from started_at to endedAt for an Ended close; null for Failed
+ * @param durationSeconds whole seconds from started_at to endedAt for an Ended close; null for
+ *     Failed
  * @param event the conference-ended event for Active → Ended; null for Provisioning → Failed
- * @param realtimeKind kind of the realtime_outbox row ({@code ConferenceEnded} or {@code ConferenceFailed})
+ * @param realtimeKind kind of the realtime_outbox row ({@code ConferenceEnded} or {@code
+ *     ConferenceFailed})
  * @param recordingsToStop recordings the media stack's recorder must be told to stop
  */
 public record Transition(
@@ -28,7 +30,9 @@ public record Transition(
   /** Realtime row kind for a meeting that ended. */
   public static final String REALTIME_ENDED = "ConferenceEnded";
 
-  /** Realtime row kind for a room that never came up (clients waiting for admission stop waiting). */
+  /**
+   * Realtime row kind for a room that never came up (clients waiting for admission stop waiting).
+   */
   public static final String REALTIME_FAILED = "ConferenceFailed";
 
   public Transition {

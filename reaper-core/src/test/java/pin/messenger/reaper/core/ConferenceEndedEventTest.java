@@ -181,8 +181,12 @@ class ConferenceEndedEventTest {
 
     List<Map<String, Object>> participants = doc.read("$.participants");
     assertThat(participants).hasSize(2);
-    assertThat(participants.get(0)).containsOnlyKeys("userId").containsEntry("userId", USER_2.toString());
-    assertThat(participants.get(1)).containsOnlyKeys("userId").containsEntry("userId", USER_1.toString());
+    assertThat(participants.get(0))
+        .containsOnlyKeys("userId")
+        .containsEntry("userId", USER_2.toString());
+    assertThat(participants.get(1))
+        .containsOnlyKeys("userId")
+        .containsEntry("userId", USER_1.toString());
   }
 
   @Test
@@ -321,7 +325,17 @@ class ConferenceEndedEventTest {
   void cycle_result_json_has_every_counter_with_its_value() {
     CycleResult result =
         new CycleResult(
-            "run-42", Instant.parse("2025-03-14T23:30:00Z"), true, 3, 5, 7, 11, 13, 17, 1234L, false);
+            "run-42",
+            Instant.parse("2025-03-14T23:30:00Z"),
+            true,
+            3,
+            5,
+            7,
+            11,
+            13,
+            17,
+            1234L,
+            false);
 
     String json = result.toJson();
     DocumentContext doc = JsonPath.parse(json);
@@ -354,7 +368,9 @@ class ConferenceEndedEventTest {
 
   @Test
   void cycle_result_json_of_a_skipped_dry_run_flips_the_flags() {
-    CycleResult result = new CycleResult("run-0", Instant.parse("2025-03-14T00:00:00Z"), false, 0, 0, 0, 0, 0, 0, 0L, true);
+    CycleResult result =
+        new CycleResult(
+            "run-0", Instant.parse("2025-03-14T00:00:00Z"), false, 0, 0, 0, 0, 0, 0, 0L, true);
 
     DocumentContext doc = JsonPath.parse(result.toJson());
 
@@ -365,7 +381,8 @@ class ConferenceEndedEventTest {
 
   @Test
   void cycle_result_reaped_is_the_sum_of_the_three_close_counters() {
-    CycleResult result = new CycleResult("run", Instant.EPOCH, true, 3, 5, 7, 11, 13, 17, 0L, false);
+    CycleResult result =
+        new CycleResult("run", Instant.EPOCH, true, 3, 5, 7, 11, 13, 17, 0L, false);
 
     assertThat(result.reaped()).isEqualTo(15);
   }

@@ -21,7 +21,8 @@ class ConferenceRoomReaperOptionsTest {
   /** One duration option: its property name and how to set it on a builder. */
   private record DurationOption(
       String property,
-      BiFunction<ConferenceRoomReaperOptions.Builder, Duration, ConferenceRoomReaperOptions.Builder> set,
+      BiFunction<ConferenceRoomReaperOptions.Builder, Duration, ConferenceRoomReaperOptions.Builder>
+          set,
       Function<ConferenceRoomReaperOptions, Duration> get) {
     @Override
     public String toString() {
@@ -89,7 +90,8 @@ class ConferenceRoomReaperOptionsTest {
 
   @Test
   void a_fresh_builder_builds_the_defaults() {
-    assertThat(ConferenceRoomReaperOptions.builder().build()).isEqualTo(ConferenceRoomReaperOptions.defaults());
+    assertThat(ConferenceRoomReaperOptions.builder().build())
+        .isEqualTo(ConferenceRoomReaperOptions.defaults());
   }
 
   @Test
@@ -109,7 +111,9 @@ class ConferenceRoomReaperOptionsTest {
             .drainPause(Duration.ofMillis(31))
             .build();
 
-    assertThat(custom.toBuilder().build()).isEqualTo(custom).isNotEqualTo(ConferenceRoomReaperOptions.defaults());
+    assertThat(custom.toBuilder().build())
+        .isEqualTo(custom)
+        .isNotEqualTo(ConferenceRoomReaperOptions.defaults());
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -122,7 +126,8 @@ class ConferenceRoomReaperOptionsTest {
       args.add(Arguments.of(option, Duration.ZERO));
       args.add(Arguments.of(option, Duration.ofSeconds(-5)));
       args.add(Arguments.of(option, Duration.ofNanos(-1)));
-      args.add(Arguments.of(option, Duration.ofNanos(999_999))); // below PostgreSQL's 1 ms resolution
+      args.add(
+          Arguments.of(option, Duration.ofNanos(999_999))); // below PostgreSQL's 1 ms resolution
     }
     return args.stream();
   }
@@ -131,10 +136,12 @@ class ConferenceRoomReaperOptionsTest {
   @MethodSource("nonPositiveDurations")
   void a_zero_negative_or_sub_millisecond_duration_is_rejected_naming_property_and_value(
       DurationOption option, Duration bad) {
-    InvalidOptionsException e = invalid(option.set().apply(ConferenceRoomReaperOptions.builder(), bad));
+    InvalidOptionsException e =
+        invalid(option.set().apply(ConferenceRoomReaperOptions.builder(), bad));
 
     assertThat(e.getMessage()).contains(option.property()).contains(bad.toString());
-    assertThat(e.violations()).anySatisfy(v -> assertThat(v).contains(option.property()).contains(bad.toString()));
+    assertThat(e.violations())
+        .anySatisfy(v -> assertThat(v).contains(option.property()).contains(bad.toString()));
   }
 
   private static Stream<DurationOption> durationOptions() {
@@ -144,19 +151,25 @@ class ConferenceRoomReaperOptionsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("durationOptions")
   void a_missing_duration_is_rejected_naming_the_property(DurationOption option) {
-    InvalidOptionsException e = invalid(option.set().apply(ConferenceRoomReaperOptions.builder(), null));
+    InvalidOptionsException e =
+        invalid(option.set().apply(ConferenceRoomReaperOptions.builder(), null));
 
     assertThat(e.getMessage()).contains(option.property());
     assertThat(e.violations()).hasSize(1);
     assertThat(e.violations().get(0))
         .startsWith(option.property())
-        .satisfiesAnyOf(v -> assertThat(v).contains("null"), v -> assertThat(v).contains("required"));
+        .satisfiesAnyOf(
+            v -> assertThat(v).contains("null"), v -> assertThat(v).contains("required"));
   }
 
   private static Stream<DurationOption> durationOptionsWithoutALowerCrossBound() {
-    // lock-ttl must exceed max-run-duration and stale-live-timeout must exceed empty-room-grace, both at least 1 ms.
+    // lock-ttl must exceed max-run-duration and stale-live-timeout must exceed empty-room-grace,
+    // both at least 1 ms.
     return REQUIRED_POSITIVE_DURATIONS.stream()
-        .filter(o -> !o.property().equals("reaper.lock-ttl") && !o.property().equals("reaper.stale-live-timeout"));
+        .filter(
+            o ->
+                !o.property().equals("reaper.lock-ttl")
+                    && !o.property().equals("reaper.stale-live-timeout"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -196,13 +209,18 @@ class ConferenceRoomReaperOptionsTest {
     InvalidOptionsException e = invalid(ConferenceRoomReaperOptions.builder().batchSize(bad));
 
     assertThat(e.getMessage()).contains("reaper.batch-size").contains(String.valueOf(bad));
-    assertThat(e.violations()).singleElement().asString().contains("reaper.batch-size").contains(String.valueOf(bad));
+    assertThat(e.violations())
+        .singleElement()
+        .asString()
+        .contains("reaper.batch-size")
+        .contains(String.valueOf(bad));
   }
 
   @ParameterizedTest
   @ValueSource(ints = {1, 100, 10_000})
   void a_batch_size_from_1_to_10000_is_accepted(int good) {
-    assertThat(ConferenceRoomReaperOptions.builder().batchSize(good).build().batchSize()).isEqualTo(good);
+    assertThat(ConferenceRoomReaperOptions.builder().batchSize(good).build().batchSize())
+        .isEqualTo(good);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -215,7 +233,10 @@ class ConferenceRoomReaperOptionsTest {
     Duration bad = Duration.parse(maxRun);
 
     InvalidOptionsException e =
-        invalid(ConferenceRoomReaperOptions.builder().lockTtl(Duration.ofMinutes(2)).maxRunDuration(bad));
+        invalid(
+            ConferenceRoomReaperOptions.builder()
+                .lockTtl(Duration.ofMinutes(2))
+                .maxRunDuration(bad));
 
     assertThat(e.violations())
         .singleElement()
@@ -229,7 +250,8 @@ class ConferenceRoomReaperOptionsTest {
   void a_max_run_duration_just_under_the_lock_ttl_is_accepted() {
     Duration maxRun = Duration.ofMinutes(2).minusMillis(1);
 
-    assertThat(ConferenceRoomReaperOptions.builder().maxRunDuration(maxRun).build().maxRunDuration())
+    assertThat(
+            ConferenceRoomReaperOptions.builder().maxRunDuration(maxRun).build().maxRunDuration())
         .isEqualTo(maxRun);
   }
 
@@ -252,7 +274,8 @@ class ConferenceRoomReaperOptionsTest {
   void an_empty_room_grace_just_under_the_stale_live_timeout_is_accepted() {
     Duration grace = Duration.ofHours(4).minusMillis(1);
 
-    assertThat(ConferenceRoomReaperOptions.builder().emptyRoomGrace(grace).build().emptyRoomGrace()).isEqualTo(grace);
+    assertThat(ConferenceRoomReaperOptions.builder().emptyRoomGrace(grace).build().emptyRoomGrace())
+        .isEqualTo(grace);
   }
 
   @ParameterizedTest
@@ -260,7 +283,8 @@ class ConferenceRoomReaperOptionsTest {
   void a_statement_timeout_longer_than_the_max_run_duration_is_rejected(String statement) {
     Duration bad = Duration.parse(statement);
 
-    InvalidOptionsException e = invalid(ConferenceRoomReaperOptions.builder().statementTimeout(bad));
+    InvalidOptionsException e =
+        invalid(ConferenceRoomReaperOptions.builder().statementTimeout(bad));
 
     assertThat(e.violations())
         .singleElement()
@@ -272,7 +296,11 @@ class ConferenceRoomReaperOptionsTest {
 
   @Test
   void a_statement_timeout_equal_to_the_max_run_duration_is_accepted() {
-    assertThat(ConferenceRoomReaperOptions.builder().statementTimeout(Duration.ofSeconds(30)).build().statementTimeout())
+    assertThat(
+            ConferenceRoomReaperOptions.builder()
+                .statementTimeout(Duration.ofSeconds(30))
+                .build()
+                .statementTimeout())
         .isEqualTo(Duration.ofSeconds(30));
   }
 
@@ -288,14 +316,22 @@ class ConferenceRoomReaperOptionsTest {
     InvalidOptionsException e = invalid(ConferenceRoomReaperOptions.builder().drainPause(bad));
 
     assertThat(e.getMessage()).contains("reaper.drain.pause").contains(bad.toString());
-    assertThat(e.violations()).singleElement().asString().contains("reaper.drain.pause").contains(bad.toString());
+    assertThat(e.violations())
+        .singleElement()
+        .asString()
+        .contains("reaper.drain.pause")
+        .contains(bad.toString());
   }
 
   @Test
   void a_missing_drain_pause_is_rejected_naming_the_property() {
     InvalidOptionsException e = invalid(ConferenceRoomReaperOptions.builder().drainPause(null));
 
-    assertThat(e.violations()).singleElement().asString().contains("reaper.drain.pause").contains("null");
+    assertThat(e.violations())
+        .singleElement()
+        .asString()
+        .contains("reaper.drain.pause")
+        .contains("null");
   }
 
   @Test
@@ -359,7 +395,8 @@ class ConferenceRoomReaperOptionsTest {
   void violations_cannot_be_modified_by_the_caller() {
     InvalidOptionsException e = invalid(ConferenceRoomReaperOptions.builder().batchSize(0));
 
-    assertThatThrownBy(() -> e.violations().add("x")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> e.violations().add("x"))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test

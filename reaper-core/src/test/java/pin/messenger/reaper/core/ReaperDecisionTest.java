@@ -18,9 +18,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReaperDecisionTest {
 
   private static final Instant AS_OF = Instant.parse("2025-03-14T12:00:00Z");
-  private static final ConferenceRoomReaperOptions DEFAULTS = ConferenceRoomReaperOptions.defaults();
+  private static final ConferenceRoomReaperOptions DEFAULTS =
+      ConferenceRoomReaperOptions.defaults();
 
-  /** Non-default windows, to prove the decision reads them from the options rather than assuming the defaults. */
+  /**
+   * Non-default windows, to prove the decision reads them from the options rather than assuming the
+   * defaults.
+   */
   private static final ConferenceRoomReaperOptions CUSTOM =
       ConferenceRoomReaperOptions.builder()
           .emptyRoomGrace(Duration.ofSeconds(45))
@@ -36,15 +40,21 @@ class ReaperDecisionTest {
   private static final UUID USER_A = UUID.fromString("00000000-0000-0000-0000-00000000000a");
   private static final UUID USER_B = UUID.fromString("00000000-0000-0000-0000-00000000000b");
   private static final UUID USER_C = UUID.fromString("00000000-0000-0000-0000-00000000000c");
-  private static final UUID RECORDING_LATEST = UUID.fromString("00000000-0000-0000-0000-0000000ec001");
-  private static final UUID RECORDING_ACTIVE_1 = UUID.fromString("00000000-0000-0000-0000-0000000ec002");
-  private static final UUID RECORDING_ACTIVE_2 = UUID.fromString("00000000-0000-0000-0000-0000000ec003");
+  private static final UUID RECORDING_LATEST =
+      UUID.fromString("00000000-0000-0000-0000-0000000ec001");
+  private static final UUID RECORDING_ACTIVE_1 =
+      UUID.fromString("00000000-0000-0000-0000-0000000ec002");
+  private static final UUID RECORDING_ACTIVE_2 =
+      UUID.fromString("00000000-0000-0000-0000-0000000ec003");
 
   // ---------------------------------------------------------------------------------------------------------------
   // Fixtures
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** A mutable recipe for a {@link ConferenceSession}; each phase has a due row as its starting point. */
+  /**
+   * A mutable recipe for a {@link ConferenceSession}; each phase has a due row as its starting
+   * point.
+   */
   private static final class Row {
     UUID id = CONFERENCE_ID;
     UUID chatId = CHAT_ID;
@@ -218,7 +228,9 @@ class ReaperDecisionTest {
     assertThat(t.endedAt()).isEqualTo(AS_OF);
     assertThat(t.durationSeconds()).isNull();
     assertThat(t.event()).isNull();
-    assertThat(t.realtimeKind()).isEqualTo("ConferenceFailed").isEqualTo(Transition.REALTIME_FAILED);
+    assertThat(t.realtimeKind())
+        .isEqualTo("ConferenceFailed")
+        .isEqualTo(Transition.REALTIME_FAILED);
   }
 
   @Test
@@ -245,7 +257,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void active_phases_raise_a_conference_ended_event_built_from_the_row(Phase phase) {
     Row row = dueRow(phase);
     row.mediaType = "Audio";
@@ -274,7 +288,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_never_recorded_conference_ends_with_was_recorded_false_and_no_recording_id(Phase phase) {
     Row row = dueRow(phase);
     row.latestRecordingId = null;
@@ -286,7 +302,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void an_event_of_a_conference_without_roster_has_no_participants(Phase phase) {
     Row row = dueRow(phase);
     row.participants = null;
@@ -327,7 +345,8 @@ class ReaperDecisionTest {
 
     ConferenceStatus expectedFrom =
         phase == Phase.PROVISION_TIMEOUT ? ConferenceStatus.Provisioning : ConferenceStatus.Active;
-    ConferenceStatus expectedTo = phase == Phase.PROVISION_TIMEOUT ? ConferenceStatus.Failed : ConferenceStatus.Ended;
+    ConferenceStatus expectedTo =
+        phase == Phase.PROVISION_TIMEOUT ? ConferenceStatus.Failed : ConferenceStatus.Ended;
     EndReason expectedReason =
         switch (phase) {
           case EMPTY_ROOM -> EndReason.EmptyTimeout;
@@ -381,7 +400,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_conference_started_exactly_at_as_of_has_zero_duration(Phase phase) {
     Row row = dueRow(phase);
     row.startedAt = AS_OF;
@@ -408,7 +429,8 @@ class ReaperDecisionTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("phasesWithOptions")
-  void a_row_one_nanosecond_after_the_cutoff_is_skipped(Phase phase, ConferenceRoomReaperOptions options) {
+  void a_row_one_nanosecond_after_the_cutoff_is_skipped(
+      Phase phase, ConferenceRoomReaperOptions options) {
     Instant cutoff = AS_OF.minus(window(phase, options));
     Row row = dueRowWithReferenceTime(phase, cutoff.plusNanos(1));
 
@@ -440,7 +462,9 @@ class ReaperDecisionTest {
 
   @Test
   void provision_timeout_one_nanosecond_before_two_minutes_is_skipped() {
-    Row row = dueRowWithReferenceTime(Phase.PROVISION_TIMEOUT, AS_OF.minus(Duration.ofMinutes(2)).plusNanos(1));
+    Row row =
+        dueRowWithReferenceTime(
+            Phase.PROVISION_TIMEOUT, AS_OF.minus(Duration.ofMinutes(2)).plusNanos(1));
 
     assertThat(decide(Phase.PROVISION_TIMEOUT, row)).isInstanceOf(Decision.Skip.class);
   }
@@ -454,7 +478,8 @@ class ReaperDecisionTest {
 
   @Test
   void stale_live_one_nanosecond_short_of_four_hours_is_skipped() {
-    Row row = dueRowWithReferenceTime(Phase.STALE_LIVE, AS_OF.minus(Duration.ofHours(4)).plusNanos(1));
+    Row row =
+        dueRowWithReferenceTime(Phase.STALE_LIVE, AS_OF.minus(Duration.ofHours(4)).plusNanos(1));
 
     assertThat(decide(Phase.STALE_LIVE, row)).isInstanceOf(Decision.Skip.class);
   }
@@ -574,7 +599,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_null_started_at_on_an_active_row_is_poison_naming_started_at(Phase phase) {
     Row row = dueRow(phase);
     row.startedAt = null;
@@ -583,7 +610,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_null_deal_id_on_an_active_row_is_poison_naming_deal_id(Phase phase) {
     Row row = dueRow(phase);
     row.dealId = null;
@@ -592,7 +621,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_null_last_activity_at_on_an_active_row_is_poison_naming_last_activity_at(Phase phase) {
     Row row = dueRow(phase);
     row.lastActivityAt = null;
@@ -609,7 +640,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_started_at_after_as_of_is_poison_naming_started_at(Phase phase) {
     Row row = dueRow(phase);
     row.startedAt = AS_OF.plusNanos(1);
@@ -620,7 +653,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"EMPTY_ROOM", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"EMPTY_ROOM", "STALE_LIVE"})
   void a_created_at_after_as_of_is_poison_naming_created_at(Phase phase) {
     Row row = dueRow(phase);
     row.createdAt = AS_OF.plusSeconds(1);
@@ -631,7 +666,9 @@ class ReaperDecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Phase.class, names = {"PROVISION_TIMEOUT", "STALE_LIVE"})
+  @EnumSource(
+      value = Phase.class,
+      names = {"PROVISION_TIMEOUT", "STALE_LIVE"})
   void a_negative_participant_count_is_poison_naming_the_count(Phase phase) {
     Row row = dueRow(phase);
     row.activeParticipantCount = -1;

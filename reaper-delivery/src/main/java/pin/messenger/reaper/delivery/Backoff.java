@@ -10,7 +10,8 @@ public record Backoff(Duration base, Duration cap) {
       throw new IllegalArgumentException("backoff base must be positive but was " + base);
     }
     if (cap == null || cap.compareTo(base) < 0) {
-      throw new IllegalArgumentException("backoff cap must be at least the base (" + base + ") but was " + cap);
+      throw new IllegalArgumentException(
+          "backoff cap must be at least the base (" + base + ") but was " + cap);
     }
   }
 

@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one delivery step after another on its own thread: again at once after a full batch, after the poll
- * interval when idle (or sooner when woken, e.g. right after the reaper committed new rows), and after a growing
- * backoff while the other side is down. Never dies on an exception.
+ * Runs one delivery step after another on its own thread: again at once after a full batch, after
+ * the poll interval when idle (or sooner when woken, e.g. right after the reaper committed new
+ * rows), and after a growing backoff while the other side is down. Never dies on an exception.
  */
 public final class DeliveryLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DeliveryLoop.class);
@@ -58,7 +58,10 @@ public final class DeliveryLoop implements AutoCloseable {
     }
     thread = new Thread(this::loop, name);
     thread.start();
-    log.atInfo().addKeyValue("loop", name).addKeyValue("pollInterval", pollInterval).log("delivery loop started");
+    log.atInfo()
+        .addKeyValue("loop", name)
+        .addKeyValue("pollInterval", pollInterval)
+        .log("delivery loop started");
   }
 
   /** Ends the current wait early (new rows were committed). */
@@ -92,7 +95,11 @@ public final class DeliveryLoop implements AutoCloseable {
       } catch (Exception e) {
         consecutiveFailures++;
         wait = backoff.after(consecutiveFailures);
-        log.atError().addKeyValue("loop", name).addKeyValue("retryIn", wait).setCause(e).log("delivery step failed");
+        log.atError()
+            .addKeyValue("loop", name)
+            .addKeyValue("retryIn", wait)
+            .setCause(e)
+            .log("delivery step failed");
       }
       pause(wait);
     }

@@ -1,6 +1,9 @@
 package pin.messenger.reaper.delivery;
 
-/** Port for delivery metrics; the defaults do nothing. Called synchronously: must be cheap and not throw. */
+/**
+ * Port for delivery metrics; the defaults do nothing. Called synchronously: must be cheap and not
+ * throw.
+ */
 public interface DeliveryObserver {
   DeliveryObserver NONE = new DeliveryObserver() {};
 

@@ -29,17 +29,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes {@code messenger.integration_outbox} to Kafka after commit, at least once, never inverting the order
- * of one message key. A step claims the head row of each key (leased, so several relays can run), sends them,
- * and marks only what the broker acknowledged. A record the broker will never take is quarantined after
- * {@code max-attempts}; while the broker is unreachable nothing is counted against the rows and the loop backs off.
+ * Publishes {@code messenger.integration_outbox} to Kafka after commit, at least once, never
+ * inverting the order of one message key. A step claims the head row of each key (leased, so
+ * several relays can run), sends them, and marks only what the broker acknowledged. A record the
+ * broker will never take is quarantined after {@code max-attempts}; while the broker is unreachable
+ * nothing is counted against the rows and the loop backs off.
  */
 public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
   /**
-   * Head of each key: the oldest pending row of its key, not in backoff, not leased to a live relay. A later row
-   * of a key is never claimable while an earlier one is pending, so no relay can overtake another on a key.
+   * Head of each key: the oldest pending row of its key, not in backoff, not leased to a live
+   * relay. A later row of a key is never claimable while an earlier one is pending, so no relay can
+   * overtake another on a key.
    */
   static final String CLAIM =
       """
@@ -70,7 +72,10 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
        WHERE id = ANY(?) AND locked_by = ?
       """;
 
-  /** A failure of the row itself: counts an attempt, backs the row off, quarantines it after max attempts. */
+  /**
+   * A failure of the row itself: counts an attempt, backs the row off, quarantines it after max
+   * attempts.
+   */
   static final String MARK_REFUSED =
       """
       UPDATE messenger.integration_outbox
@@ -81,7 +86,10 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       RETURNING quarantined_at IS NOT NULL
       """;
 
-  /** The broker was unreachable: give the rows back untouched but for the error an operator can read. */
+  /**
+   * The broker was unreachable: give the rows back untouched but for the error an operator can
+   * read.
+   */
   static final String RELEASE =
       """
       UPDATE messenger.integration_outbox
@@ -109,14 +117,16 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   static final String SPEC_VERSION = "1.0";
 
   /** What one step did. */
-  public record StepResult(int claimed, int published, int refused, int quarantined, int unavailable) {}
+  public record StepResult(
+      int claimed, int published, int refused, int quarantined, int unavailable) {}
 
   /** Pending work, for gauges and {@code status}. */
   public record Stats(long pending, Instant oldestPending, long quarantined) {}
 
   /**
-   * After this many steps in a row that could not reach the broker, the producer is replaced: a producer can be
-   * left in a state it does not recover from by itself (its idempotence session or metadata outlived the broker's).
+   * After this many steps in a row that could not reach the broker, the producer is replaced: a
+   * producer can be left in a state it does not recover from by itself (its idempotence session or
+   * metadata outlived the broker's).
    */
   static final int RENEW_PRODUCER_AFTER = 3;
 
@@ -150,7 +160,9 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
     if (r.unavailable() > 0) {
       return DeliveryLoop.Outcome.UNAVAILABLE;
     }
-    return r.claimed() >= options.batchSize() ? DeliveryLoop.Outcome.MORE : DeliveryLoop.Outcome.IDLE;
+    return r.claimed() >= options.batchSize()
+        ? DeliveryLoop.Outcome.MORE
+        : DeliveryLoop.Outcome.IDLE;
   }
 
   /** Claims, sends and marks one batch. */
@@ -201,7 +213,9 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       release(unavailable, unavailableError);
       unavailableSteps++;
       if (unavailableSteps >= RENEW_PRODUCER_AFTER) {
-        log.atWarn().addKeyValue("reason", unavailableError).log("broker unreachable for several steps; renewing the producer");
+        log.atWarn()
+            .addKeyValue("reason", unavailableError)
+            .log("broker unreachable for several steps; renewing the producer");
         closeProducer();
         unavailableSteps = 0;
       }
@@ -248,7 +262,9 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       }
     }
     if (total > 0) {
-      log.atInfo().addKeyValue("deleted", total).log("published outbox rows past retention deleted");
+      log.atInfo()
+          .addKeyValue("deleted", total)
+          .log("published outbox rows past retention deleted");
     }
     return total;
   }
@@ -259,11 +275,17 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-      return new Stats(rs.getLong("pending"), oldest == null ? null : oldest.toInstant(), rs.getLong("quarantined"));
+      return new Stats(
+          rs.getLong("pending"),
+          oldest == null ? null : oldest.toInstant(),
+          rs.getLong("quarantined"));
     }
   }
 
-  /** Errors of the record itself, which another try will not cure. Anything else counts as "broker unavailable". */
+  /**
+   * Errors of the record itself, which another try will not cure. Anything else counts as "broker
+   * unavailable".
+   */
   static boolean isRefusal(Throwable e) {
     return e instanceof RecordTooLargeException
         || e instanceof RecordBatchTooLargeException
@@ -319,7 +341,8 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
                   rs.getString("subject")));
         }
       }
-      // Send in outbox order (the heads are of distinct keys; this keeps the batch readable in logs).
+      // Send in outbox order (the heads are of distinct keys; this keeps the batch readable in
+      // logs).
       rows.sort(java.util.Comparator.comparingLong(r -> r.seq));
       return rows;
     }

@@ -15,7 +15,8 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  * @param batchSize requests claimed per step
  * @param pollInterval wait between steps when there is nothing to send
  * @param lease how long a claim is this dispatcher's
- * @param maxAttempts failed calls after which a request is given up (recording-finalize-retry takes over)
+ * @param maxAttempts failed calls after which a request is given up (recording-finalize-retry takes
+ *     over)
  * @param retryBase first wait after a failed call, doubling per failure
  * @param retryCap longest wait between two calls for one request
  */
@@ -36,7 +37,8 @@ public record RecorderOptions(
         && (baseUrl.getScheme() == null
             || !(baseUrl.getScheme().equals("http") || baseUrl.getScheme().equals("https"))
             || baseUrl.getHost() == null)) {
-      errors.add("reaper.recorder.base-url must be an absolute http(s) URL but was '" + baseUrl + "'");
+      errors.add(
+          "reaper.recorder.base-url must be an absolute http(s) URL but was '" + baseUrl + "'");
     }
     RelayOptions.positive(errors, "reaper.recorder.connect-timeout", connectTimeout);
     RelayOptions.positive(errors, "reaper.recorder.read-timeout", readTimeout);
@@ -52,11 +54,17 @@ public record RecorderOptions(
     }
     if (retryBase != null && retryCap != null && retryCap.compareTo(retryBase) < 0) {
       errors.add(
-          "reaper.recorder.retry-cap must be at least reaper.recorder.retry-base (" + retryBase + ") but was " + retryCap);
+          "reaper.recorder.retry-cap must be at least reaper.recorder.retry-base ("
+              + retryBase
+              + ") but was "
+              + retryCap);
     }
-    if (lease != null && connectTimeout != null && readTimeout != null
+    if (lease != null
+        && connectTimeout != null
+        && readTimeout != null
         && lease.compareTo(connectTimeout.plus(readTimeout)) <= 0) {
-      errors.add("reaper.recorder.lease must exceed connect-timeout + read-timeout but was " + lease);
+      errors.add(
+          "reaper.recorder.lease must exceed connect-timeout + read-timeout but was " + lease);
     }
     if (!errors.isEmpty()) {
       throw new InvalidOptionsException(errors);

@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Delivers {@code messenger.recorder_stop_requests} to the media stack after commit: {@code POST
- * {base-url}/recordings/{recordingId}/stop} with {@code Idempotency-Key: {id}}. 2xx is delivered; 404 and 409 mean
- * the recording is already stopped (delivered too); anything else is retried with backoff up to max-attempts, then
- * given up (recording-finalize-retry is the safety net). Calls run outside every transaction: rows are leased by a
- * short claim statement, then called, then marked.
+ * {base-url}/recordings/{recordingId}/stop} with {@code Idempotency-Key: {id}}. 2xx is delivered;
+ * 404 and 409 mean the recording is already stopped (delivered too); anything else is retried with
+ * backoff up to max-attempts, then given up (recording-finalize-retry is the safety net). Calls run
+ * outside every transaction: rows are leased by a short claim statement, then called, then marked.
  */
 public final class RecorderStopDispatcher implements DeliveryLoop.Step {
   private static final Logger log = LoggerFactory.getLogger(RecorderStopDispatcher.class);
@@ -79,7 +79,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
   private final Backoff backoff;
   private final String dispatcherId = "recorder-" + UUID.randomUUID();
 
-  public RecorderStopDispatcher(DataSource dataSource, RecorderOptions options, DeliveryObserver observer) {
+  public RecorderStopDispatcher(
+      DataSource dataSource, RecorderOptions options, DeliveryObserver observer) {
     if (!options.enabled()) {
       throw new IllegalArgumentException("reaper.recorder.base-url is not set");
     }
@@ -97,8 +98,11 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
   @Override
   public DeliveryLoop.Outcome run(Instant now) throws SQLException {
     StepResult r = dispatchOnce(now);
-    // A failed call is retried by the row's own backoff, so the loop itself never needs to back off.
-    return r.claimed() >= options.batchSize() ? DeliveryLoop.Outcome.MORE : DeliveryLoop.Outcome.IDLE;
+    // A failed call is retried by the row's own backoff, so the loop itself never needs to back
+    // off.
+    return r.claimed() >= options.batchSize()
+        ? DeliveryLoop.Outcome.MORE
+        : DeliveryLoop.Outcome.IDLE;
   }
 
   /** Claims a batch, calls the recorder for each request concurrently, marks the outcomes. */
@@ -134,14 +138,20 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-      return new OutboxRelay.Stats(rs.getLong("pending"), oldest == null ? null : oldest.toInstant(), 0);
+      return new OutboxRelay.Stats(
+          rs.getLong("pending"), oldest == null ? null : oldest.toInstant(), 0);
     }
   }
 
   private CompletableFuture<Outcome> call(Request r) {
     String body =
-        "{\"conferenceId\":\"" + r.conferenceId + "\",\"recordingId\":\"" + r.recordingId + "\",\"reason\":\""
-            + r.reason.replaceAll("[^A-Za-z0-9_-]", "") + "\"}";
+        "{\"conferenceId\":\""
+            + r.conferenceId
+            + "\",\"recordingId\":\""
+            + r.recordingId
+            + "\",\"reason\":\""
+            + r.reason.replaceAll("[^A-Za-z0-9_-]", "")
+            + "\"}";
     HttpRequest request =
         HttpRequest.newBuilder(stopUri(r.recordingId))
             .timeout(options.readTimeout())
@@ -154,7 +164,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
             (response, error) -> {
               if (error != null) {
                 Throwable cause = error.getCause() != null ? error.getCause() : error;
-                return new Outcome(false, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+                return new Outcome(
+                    false, cause.getClass().getSimpleName() + ": " + cause.getMessage());
               }
               int status = response.statusCode();
               if (status >= 200 && status < 300) {
@@ -169,7 +180,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
 
   URI stopUri(UUID recordingId) {
     String base = options.baseUrl().toString();
-    return URI.create((base.endsWith("/") ? base : base + "/") + "recordings/" + recordingId + "/stop");
+    return URI.create(
+        (base.endsWith("/") ? base : base + "/") + "recordings/" + recordingId + "/stop");
   }
 
   private List<Request> claim(Instant now) throws SQLException {
@@ -239,7 +251,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     return OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
   }
 
-  private record Request(UUID id, UUID recordingId, UUID conferenceId, String reason, int attempts) {}
+  private record Request(
+      UUID id, UUID recordingId, UUID conferenceId, String reason, int attempts) {}
 
   private record Outcome(boolean delivered, String note) {}
 }

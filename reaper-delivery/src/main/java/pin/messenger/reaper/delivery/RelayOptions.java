@@ -11,9 +11,11 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  * @param batchSize rows claimed per step (one per message key: the head of each key)
  * @param pollInterval wait between steps when there is nothing to send
  * @param lease how long a claim is this relay's; a crashed relay's rows are taken over after it
- * @param maxAttempts permanent failures (the broker refuses the record itself) before a row is quarantined
+ * @param maxAttempts permanent failures (the broker refuses the record itself) before a row is
+ *     quarantined
  * @param retryBase first wait after a failure, doubling per failure
- * @param retryCap longest wait between two tries (of a row, or of the whole relay while the broker is down)
+ * @param retryCap longest wait between two tries (of a row, or of the whole relay while the broker
+ *     is down)
  * @param retention published rows are deleted after this
  * @param retentionBatch rows deleted per statement by the retention sweep
  * @param source CloudEvents {@code source} attribute
@@ -48,7 +50,11 @@ public record RelayOptions(
     positive(errors, "reaper.relay.retry-cap", retryCap);
     positive(errors, "reaper.relay.retention", retention);
     if (retryBase != null && retryCap != null && retryCap.compareTo(retryBase) < 0) {
-      errors.add("reaper.relay.retry-cap must be at least reaper.relay.retry-base (" + retryBase + ") but was " + retryCap);
+      errors.add(
+          "reaper.relay.retry-cap must be at least reaper.relay.retry-base ("
+              + retryBase
+              + ") but was "
+              + retryCap);
     }
     if (source == null || source.isBlank()) {
       errors.add("reaper.relay.source must not be blank but was '" + source + "'");

@@ -83,7 +83,11 @@ class OutboxRelayKafkaTest {
     rooms.exec(
         "INSERT INTO messenger.integration_outbox (id, topic, message_key, event_type, payload, occurred_at, correlation_id)"
             + " VALUES (?, ?, ?, 'conference-ended.v1', ?::jsonb, ?, 'test')",
-        id, TOPIC, key, payload, Rooms.ts(asOf));
+        id,
+        TOPIC,
+        key,
+        payload,
+        Rooms.ts(asOf));
     return id;
   }
 
@@ -92,17 +96,23 @@ class OutboxRelayKafkaTest {
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
     rooms.join(room.id, room.startedBy, room.startedAt);
     new ConferenceRoomReaper(
-            new PostgresReaperStore(db.dataSource()), ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of())
+            new PostgresReaperStore(db.dataSource()),
+            ConferenceRoomReaperOptions.defaults(),
+            ReaperObserver.NONE,
+            List.of())
         .runOnce(asOf, Cancellation.NONE);
-    UUID outboxId = (UUID) rooms.query("SELECT id FROM messenger.integration_outbox").get(0).get("id");
+    UUID outboxId =
+        (UUID) rooms.query("SELECT id FROM messenger.integration_outbox").get(0).get("id");
 
     try (OutboxRelay relay = relay(broker.getBrokersAsString(), Map.of(), options);
-        KafkaConsumer<String, byte[]> consumer = KafkaTestSupport.consumer(broker.getBrokersAsString(), TOPIC)) {
+        KafkaConsumer<String, byte[]> consumer =
+            KafkaTestSupport.consumer(broker.getBrokersAsString(), TOPIC)) {
       OutboxRelay.StepResult step = relay.relayOnce(asOf);
       assertThat(step.published()).isEqualTo(1);
 
       List<ConsumerRecord<String, byte[]>> records =
-          KafkaTestSupport.readUntil(consumer, r -> r.key().equals(room.dealId.toString()), 1, Duration.ofSeconds(20));
+          KafkaTestSupport.readUntil(
+              consumer, r -> r.key().equals(room.dealId.toString()), 1, Duration.ofSeconds(20));
       assertThat(records).hasSize(1);
       ConsumerRecord<String, byte[]> record = records.get(0);
       assertThat(record.key()).isEqualTo(room.dealId.toString());
@@ -120,10 +130,13 @@ class OutboxRelayKafkaTest {
         assertThat(event.getSubject()).isEqualTo(room.id.toString());
         assertThat(event.getDataContentType()).isEqualTo("application/json");
         assertThat(event.getExtension("correlationid")).isNotNull();
-        assertThat(new String(event.getData().toBytes(), StandardCharsets.UTF_8)).isEqualTo(payload);
+        assertThat(new String(event.getData().toBytes(), StandardCharsets.UTF_8))
+            .isEqualTo(payload);
       }
     }
-    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NOT NULL"))
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NOT NULL"))
         .isEqualTo(1);
   }
 
@@ -136,7 +149,8 @@ class OutboxRelayKafkaTest {
       assertThat(step.unavailable()).isEqualTo(1);
       assertThat(step.published()).isZero();
     }
-    Map<String, Object> row = rooms.query("SELECT * FROM messenger.integration_outbox WHERE id = ?", id).get(0);
+    Map<String, Object> row =
+        rooms.query("SELECT * FROM messenger.integration_outbox WHERE id = ?", id).get(0);
     assertThat(row.get("published_at")).isNull();
     assertThat(row.get("quarantined_at")).isNull();
     assertThat(row.get("attempts")).isEqualTo(0);
@@ -145,15 +159,28 @@ class OutboxRelayKafkaTest {
   }
 
   @Test
-  void a_record_the_broker_will_never_take_is_quarantined_and_does_not_block_other_keys() throws Exception {
+  void a_record_the_broker_will_never_take_is_quarantined_and_does_not_block_other_keys()
+      throws Exception {
     String poisonKey = "deal-big";
     UUID big = outboxRow(poisonKey, "{\"blob\":\"" + "x".repeat(5_000) + "\"}");
     UUID small = outboxRow("deal-small", "{\"n\":1}");
     UUID sameKeyLater = outboxRow(poisonKey, "{\"n\":2}");
-    RelayOptions twoTries = new RelayOptions(100, Duration.ofSeconds(1), Duration.ofMinutes(2), 2,
-        Duration.ofSeconds(1), Duration.ofMinutes(5), Duration.ofDays(7), 1000, RelayOptions.DEFAULT_SOURCE);
+    RelayOptions twoTries =
+        new RelayOptions(
+            100,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(2),
+            2,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(5),
+            Duration.ofDays(7),
+            1000,
+            RelayOptions.DEFAULT_SOURCE);
     try (OutboxRelay relay =
-        relay(broker.getBrokersAsString(), Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 2_000), twoTries)) {
+        relay(
+            broker.getBrokersAsString(),
+            Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 2_000),
+            twoTries)) {
 
       OutboxRelay.StepResult first = relay.relayOnce(asOf);
       assertThat(first.refused()).isEqualTo(1);
@@ -168,16 +195,22 @@ class OutboxRelayKafkaTest {
       assertThat(relay.stats().quarantined()).isEqualTo(1);
       assertThat(relay.stats().pending()).isZero();
     }
-    Map<String, Object> row = rooms.query("SELECT * FROM messenger.integration_outbox WHERE id = ?", big).get(0);
+    Map<String, Object> row =
+        rooms.query("SELECT * FROM messenger.integration_outbox WHERE id = ?", big).get(0);
     assertThat(row.get("quarantined_at")).isNotNull();
     assertThat(row.get("attempts")).isEqualTo(2);
     assertThat((String) row.get("last_error")).contains("RecordTooLargeException");
-    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NOT NULL AND id IN (?, ?)",
-            small, sameKeyLater)).isEqualTo(2);
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NOT NULL AND id IN (?, ?)",
+                small,
+                sameKeyLater))
+        .isEqualTo(2);
   }
 
   @Test
-  void two_relays_at_once_never_invert_the_order_of_a_key_and_publish_everything() throws Exception {
+  void two_relays_at_once_never_invert_the_order_of_a_key_and_publish_everything()
+      throws Exception {
     int keys = 20;
     int perKey = 15;
     for (int n = 0; n < perKey; n++) {
@@ -186,16 +219,28 @@ class OutboxRelayKafkaTest {
       }
     }
     ExecutorService pool = Executors.newFixedThreadPool(2);
-    try (KafkaConsumer<String, byte[]> consumer = KafkaTestSupport.consumer(broker.getBrokersAsString(), TOPIC)) {
+    try (KafkaConsumer<String, byte[]> consumer =
+        KafkaTestSupport.consumer(broker.getBrokersAsString(), TOPIC)) {
       List<Future<Integer>> relays = new ArrayList<>();
       for (int r = 0; r < 2; r++) {
         relays.add(
             pool.submit(
                 () -> {
                   int published = 0;
-                  try (OutboxRelay relay = relay(broker.getBrokersAsString(), Map.of(), new RelayOptions(7,
-                      Duration.ofSeconds(1), Duration.ofMinutes(2), 10, Duration.ofSeconds(1), Duration.ofMinutes(5),
-                      Duration.ofDays(7), 1000, RelayOptions.DEFAULT_SOURCE))) {
+                  try (OutboxRelay relay =
+                      relay(
+                          broker.getBrokersAsString(),
+                          Map.of(),
+                          new RelayOptions(
+                              7,
+                              Duration.ofSeconds(1),
+                              Duration.ofMinutes(2),
+                              10,
+                              Duration.ofSeconds(1),
+                              Duration.ofMinutes(5),
+                              Duration.ofDays(7),
+                              1000,
+                              RelayOptions.DEFAULT_SOURCE))) {
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                     while (relay.stats().pending() > 0 && System.nanoTime() < deadline) {
                       published += relay.relayOnce(asOf).published();
@@ -216,7 +261,8 @@ class OutboxRelayKafkaTest {
               .toList();
       Map<String, List<Integer>> byKey = new LinkedHashMap<>();
       for (ConsumerRecord<String, byte[]> r : records) {
-        byKey.computeIfAbsent(r.key(), k -> new ArrayList<>())
+        byKey
+            .computeIfAbsent(r.key(), k -> new ArrayList<>())
             .add(JsonPath.read(new String(r.value(), StandardCharsets.UTF_8), "$.n"));
       }
       assertThat(byKey).hasSize(keys);
@@ -228,18 +274,30 @@ class OutboxRelayKafkaTest {
   }
 
   @Test
-  void broker_unreachable_during_a_backlog_then_back_delivers_everything_duplicates_only_with_the_same_ce_id()
-      throws Exception {
+  void
+      broker_unreachable_during_a_backlog_then_back_delivers_everything_duplicates_only_with_the_same_ce_id()
+          throws Exception {
     int total = 60;
     Set<UUID> ids = new java.util.HashSet<>();
     for (int i = 0; i < total; i++) {
       ids.add(outboxRow("outage-" + (i % 10), "{\"i\":" + i + "}"));
     }
     Map<String, Integer> seen = new HashMap<>();
-    RelayOptions small = new RelayOptions(5, Duration.ofSeconds(1), Duration.ofMinutes(2), 10,
-        Duration.ofSeconds(1), Duration.ofMinutes(5), Duration.ofDays(7), 1000, RelayOptions.DEFAULT_SOURCE);
-    // The relay reaches the broker only through a proxy that the broker also advertises: cutting the proxy is
-    // a full outage for the relay while the broker keeps its state, as a real broker restart or partition does.
+    RelayOptions small =
+        new RelayOptions(
+            5,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(2),
+            10,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(5),
+            Duration.ofDays(7),
+            1000,
+            RelayOptions.DEFAULT_SOURCE);
+    // The relay reaches the broker only through a proxy that the broker also advertises: cutting
+    // the proxy is
+    // a full outage for the relay while the broker keeps its state, as a real broker restart or
+    // partition does.
     try (TcpProxy network = new TcpProxy()) {
       EmbeddedKafkaKraftBroker own = new EmbeddedKafkaKraftBroker(1, 3);
       own.brokerProperty("advertised.listeners", "EXTERNAL://localhost:" + network.port());
@@ -263,7 +321,9 @@ class OutboxRelayKafkaTest {
             relay.relayOnce(asOf);
           }
           assertThat(relay.stats().pending())
-              .as("pending; last errors %s", rooms.query("SELECT DISTINCT last_error FROM messenger.integration_outbox"))
+              .as(
+                  "pending; last errors %s",
+                  rooms.query("SELECT DISTINCT last_error FROM messenger.integration_outbox"))
               .isZero();
         }
         collect(servers, seen, total);
@@ -279,8 +339,12 @@ class OutboxRelayKafkaTest {
   /** Reads {@code expected} records of the current broker into ce_id → count. */
   static void collect(String servers, Map<String, Integer> seen, int expected) {
     try (KafkaConsumer<String, byte[]> consumer = KafkaTestSupport.consumer(servers, TOPIC)) {
-      for (ConsumerRecord<String, byte[]> r : KafkaTestSupport.read(consumer, expected, Duration.ofSeconds(30))) {
-        seen.merge(new String(r.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8), 1, Integer::sum);
+      for (ConsumerRecord<String, byte[]> r :
+          KafkaTestSupport.read(consumer, expected, Duration.ofSeconds(30))) {
+        seen.merge(
+            new String(r.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8),
+            1,
+            Integer::sum);
       }
     }
   }
@@ -289,17 +353,30 @@ class OutboxRelayKafkaTest {
   void published_rows_past_retention_are_deleted_in_bounded_batches() throws Exception {
     for (int i = 0; i < 25; i++) {
       UUID id = outboxRow("ret-" + i, "{}");
-      rooms.exec("UPDATE messenger.integration_outbox SET published_at = ? WHERE id = ?",
-          Rooms.ts(asOf.minus(Duration.ofDays(i < 20 ? 8 : 1))), id);
+      rooms.exec(
+          "UPDATE messenger.integration_outbox SET published_at = ? WHERE id = ?",
+          Rooms.ts(asOf.minus(Duration.ofDays(i < 20 ? 8 : 1))),
+          id);
     }
     UUID pending = outboxRow("ret-pending", "{}");
-    RelayOptions batches = new RelayOptions(100, Duration.ofSeconds(1), Duration.ofMinutes(2), 10,
-        Duration.ofSeconds(1), Duration.ofMinutes(5), Duration.ofDays(7), 6, RelayOptions.DEFAULT_SOURCE);
+    RelayOptions batches =
+        new RelayOptions(
+            100,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(2),
+            10,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(5),
+            Duration.ofDays(7),
+            6,
+            RelayOptions.DEFAULT_SOURCE);
     OutboxRelay relay = relay("127.0.0.1:1", Map.of(), batches);
 
     assertThat(relay.sweep(asOf, 2)).isEqualTo(12); // bounded: 2 statements of 6
     assertThat(relay.sweep(asOf, 100)).isEqualTo(8);
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(6);
-    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE id = ?", pending)).isEqualTo(1);
+    assertThat(
+            rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE id = ?", pending))
+        .isEqualTo(1);
   }
 }

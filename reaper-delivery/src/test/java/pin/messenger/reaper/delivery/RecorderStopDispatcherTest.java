@@ -23,8 +23,8 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.store.PostgresReaperStore;
-import pin.messenger.reaper.testing.FakeMediaStack;
 import pin.messenger.reaper.testing.DatabaseTest;
+import pin.messenger.reaper.testing.FakeMediaStack;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
@@ -47,19 +47,33 @@ class RecorderStopDispatcherTest extends DatabaseTest {
     RecorderOptions d = RecorderOptions.defaults(media.baseUrl());
     return new RecorderStopDispatcher(
         db.dataSource(),
-        new RecorderOptions(d.baseUrl(), d.connectTimeout(), Duration.ofMillis(500), d.batchSize(), d.pollInterval(),
-            d.lease(), maxAttempts, d.retryBase(), d.retryCap()),
+        new RecorderOptions(
+            d.baseUrl(),
+            d.connectTimeout(),
+            Duration.ofMillis(500),
+            d.batchSize(),
+            d.pollInterval(),
+            d.lease(),
+            maxAttempts,
+            d.retryBase(),
+            d.retryCap()),
         DeliveryObserver.NONE);
   }
 
-  /** A room with a live recording, closed by a real reaper cycle: the stop request the reaper wrote. */
+  /**
+   * A room with a live recording, closed by a real reaper cycle: the stop request the reaper wrote.
+   */
   UUID[] reapedRecording() {
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
     UUID recording = rooms.recording(room.id, "Recording", room.startedAt);
-    new ConferenceRoomReaper(new PostgresReaperStore(db.dataSource()), ConferenceRoomReaperOptions.defaults(),
-            ReaperObserver.NONE, List.of())
+    new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()),
+            ConferenceRoomReaperOptions.defaults(),
+            ReaperObserver.NONE,
+            List.of())
         .runOnce(asOf, Cancellation.NONE);
-    UUID request = (UUID) rooms.query("SELECT id FROM messenger.recorder_stop_requests").get(0).get("id");
+    UUID request =
+        (UUID) rooms.query("SELECT id FROM messenger.recorder_stop_requests").get(0).get("id");
     return new UUID[] {room.id, recording, request};
   }
 
@@ -68,7 +82,8 @@ class RecorderStopDispatcherTest extends DatabaseTest {
   }
 
   @Test
-  void stop_is_posted_once_per_request_with_its_idempotency_key_and_marked_delivered() throws Exception {
+  void stop_is_posted_once_per_request_with_its_idempotency_key_and_marked_delivered()
+      throws Exception {
     UUID[] ids = reapedRecording();
 
     RecorderStopDispatcher.StepResult first = dispatcher(10).dispatchOnce(asOf);
@@ -76,15 +91,20 @@ class RecorderStopDispatcherTest extends DatabaseTest {
 
     assertThat(first.delivered()).isEqualTo(1);
     assertThat(second.claimed()).isZero();
-    assertThat(media.calls()).singleElement().satisfies(call -> {
-      assertThat(call.method()).isEqualTo("POST");
-      assertThat(call.path()).isEqualTo("/media/v1/recordings/" + ids[1] + "/stop");
-      assertThat(call.idempotencyKey()).isEqualTo(ids[2].toString());
-      assertThat(call.contentType()).isEqualTo("application/json");
-      assertThat((String) JsonPath.read(call.body(), "$.conferenceId")).isEqualTo(ids[0].toString());
-      assertThat((String) JsonPath.read(call.body(), "$.recordingId")).isEqualTo(ids[1].toString());
-      assertThat((String) JsonPath.read(call.body(), "$.reason")).isEqualTo("EmptyTimeout");
-    });
+    assertThat(media.calls())
+        .singleElement()
+        .satisfies(
+            call -> {
+              assertThat(call.method()).isEqualTo("POST");
+              assertThat(call.path()).isEqualTo("/media/v1/recordings/" + ids[1] + "/stop");
+              assertThat(call.idempotencyKey()).isEqualTo(ids[2].toString());
+              assertThat(call.contentType()).isEqualTo("application/json");
+              assertThat((String) JsonPath.read(call.body(), "$.conferenceId"))
+                  .isEqualTo(ids[0].toString());
+              assertThat((String) JsonPath.read(call.body(), "$.recordingId"))
+                  .isEqualTo(ids[1].toString());
+              assertThat((String) JsonPath.read(call.body(), "$.reason")).isEqualTo("EmptyTimeout");
+            });
     Map<String, Object> row = request(ids[2]);
     assertThat(row.get("delivered_at")).isEqualTo(asOf);
     assertThat(row.get("attempts")).isEqualTo(1);
@@ -92,14 +112,17 @@ class RecorderStopDispatcherTest extends DatabaseTest {
 
   @ParameterizedTest
   @ValueSource(ints = {404, 409})
-  void not_found_or_conflict_means_already_stopped_and_counts_as_delivered(int status) throws Exception {
+  void not_found_or_conflict_means_already_stopped_and_counts_as_delivered(int status)
+      throws Exception {
     UUID[] ids = reapedRecording();
     media.respond(status);
 
     assertThat(dispatcher(10).dispatchOnce(asOf).delivered()).isEqualTo(1);
 
     assertThat(request(ids[2]).get("delivered_at")).isNotNull();
-    assertThat((String) request(ids[2]).get("last_error")).contains(String.valueOf(status)).contains("already stopped");
+    assertThat((String) request(ids[2]).get("last_error"))
+        .contains(String.valueOf(status))
+        .contains("already stopped");
   }
 
   @Test
@@ -120,7 +143,8 @@ class RecorderStopDispatcherTest extends DatabaseTest {
 
     RecorderStopDispatcher.StepResult stillDown = dispatcher.dispatchOnce(asOf.plusSeconds(1));
     assertThat(stillDown.failed()).isEqualTo(1);
-    assertThat(request(ids[2]).get("next_attempt_at")).isEqualTo(asOf.plusSeconds(1).plusSeconds(2));
+    assertThat(request(ids[2]).get("next_attempt_at"))
+        .isEqualTo(asOf.plusSeconds(1).plusSeconds(2));
 
     media.restart();
     RecorderStopDispatcher.StepResult up = dispatcher.dispatchOnce(asOf.plusSeconds(3));
@@ -157,21 +181,32 @@ class RecorderStopDispatcherTest extends DatabaseTest {
     media.hang();
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<RecorderStopDispatcher.StepResult> stuck = pool.submit(() -> dispatcher(10).dispatchOnce(asOf));
+      Future<RecorderStopDispatcher.StepResult> stuck =
+          pool.submit(() -> dispatcher(10).dispatchOnce(asOf));
       assertThat(media.awaitCalls(1, Duration.ofSeconds(10))).isTrue();
-      // While the call hangs, the reaper closes another room with a recording: no lock is shared with delivery.
+      // While the call hangs, the reaper closes another room with a recording: no lock is shared
+      // with delivery.
       Room other = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(200)));
       rooms.recording(other.id, "Uploading", other.startedAt);
       CycleResult cycle =
-          new ConferenceRoomReaper(new PostgresReaperStore(db.dataSource()), ConferenceRoomReaperOptions.defaults(),
-                  ReaperObserver.NONE, List.of())
+          new ConferenceRoomReaper(
+                  new PostgresReaperStore(db.dataSource()),
+                  ConferenceRoomReaperOptions.defaults(),
+                  ReaperObserver.NONE,
+                  List.of())
               .runOnce(asOf.plusSeconds(30), Cancellation.NONE);
       assertThat(cycle.emptyTimeout()).isEqualTo(1);
 
       RecorderStopDispatcher.StepResult timedOut = stuck.get(10, TimeUnit.SECONDS);
       assertThat(timedOut.failed()).isEqualTo(1);
-      assertThat(rooms.query("SELECT last_error FROM messenger.recorder_stop_requests WHERE attempts = 1").get(0)
-              .get("last_error").toString()).contains("Timeout");
+      assertThat(
+              rooms
+                  .query(
+                      "SELECT last_error FROM messenger.recorder_stop_requests WHERE attempts = 1")
+                  .get(0)
+                  .get("last_error")
+                  .toString())
+          .contains("Timeout");
     } finally {
       media.release();
       pool.shutdownNow();

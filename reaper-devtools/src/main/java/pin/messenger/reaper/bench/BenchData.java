@@ -5,7 +5,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
 
-/** Set-based data generation for the benchmark (generate_series): history, live rooms, a due backlog. */
+/**
+ * Set-based data generation for the benchmark (generate_series): history, live rooms, a due
+ * backlog.
+ */
 final class BenchData {
   private final DataSource dataSource;
 
@@ -14,15 +17,18 @@ final class BenchData {
   }
 
   long count(String where) throws SQLException {
-    try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-        var rs = st.executeQuery("SELECT count(*) FROM messenger.conference_sessions WHERE " + where)) {
+    try (Connection c = dataSource.getConnection();
+        Statement st = c.createStatement();
+        var rs =
+            st.executeQuery("SELECT count(*) FROM messenger.conference_sessions WHERE " + where)) {
       rs.next();
       return rs.getLong(1);
     }
   }
 
   void exec(String sql) throws SQLException {
-    try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = dataSource.getConnection();
+        Statement st = c.createStatement()) {
       st.execute(sql);
     }
   }
@@ -33,7 +39,8 @@ final class BenchData {
     long step = 1_000_000;
     while (have < total) {
       long n = Math.min(step, total - have);
-      exec("""
+      exec(
+          """
           INSERT INTO messenger.conference_sessions
             (id, chat_id, deal_id, tenant_id, media_type, status, end_reason, started_by_user_id, created_at,
              started_at, ended_at, last_activity_at, updated_at, active_participant_count, peak_participant_count,
@@ -42,18 +49,21 @@ final class BenchData {
                  'Completed', gen_random_uuid(), t - interval '1 hour', t - interval '50 minutes', t, t, t, 0, 3, 3000
             FROM (SELECT now() - (i %% 900000) * interval '1 minute' - interval '2 days' AS t
                     FROM generate_series(1, %d) AS i) g
-          """.formatted(n));
+          """
+              .formatted(n));
       have += n;
     }
     exec("VACUUM ANALYZE messenger.conference_sessions");
-    // Write the bulk load's dirty pages out now: otherwise the next measurement runs during that checkpoint's
+    // Write the bulk load's dirty pages out now: otherwise the next measurement runs during that
+    // checkpoint's
     // disk writes and measures them, not the query.
     exec("CHECKPOINT");
   }
 
   /** {@code n} occupied, recently active rooms: live but not due in any phase. */
   void liveRooms(int n) throws SQLException {
-    exec("""
+    exec(
+        """
         INSERT INTO messenger.conference_sessions
           (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
            last_activity_at, updated_at, active_participant_count, peak_participant_count)
@@ -61,26 +71,31 @@ final class BenchData {
                gen_random_uuid(), now() - interval '20 minutes', now() - interval '19 minutes',
                now() + interval '1 hour', now(), 2, 3
           FROM generate_series(1, %d)
-        """.formatted(n));
+        """
+            .formatted(n));
   }
 
   /**
-   * Replaces the backlog: {@code n} due empty rooms (3 roster rows each, every 10th with a live recording); the
-   * rows closed by the previous run and their outbox rows are removed first, so each run starts from the same
-   * state.
+   * Replaces the backlog: {@code n} due empty rooms (3 roster rows each, every 10th with a live
+   * recording); the rows closed by the previous run and their outbox rows are removed first, so
+   * each run starts from the same state.
    */
   void backlog(int n) throws SQLException {
     exec("CREATE TABLE IF NOT EXISTS bench_backlog (id uuid, chat_id uuid, i int)");
     exec("DELETE FROM messenger.conference_sessions WHERE id IN (SELECT id FROM bench_backlog)");
-    exec("TRUNCATE messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests,"
-        + " messenger.conference_participants, messenger.call_recordings");
+    exec(
+        "TRUNCATE messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests,"
+            + " messenger.conference_participants, messenger.call_recordings");
     exec("DROP TABLE IF EXISTS bench_backlog");
-    exec("""
+    exec(
+        """
         CREATE TABLE bench_backlog AS
         SELECT gen_random_uuid() AS id, gen_random_uuid() AS chat_id, i
           FROM generate_series(1, %d) AS i
-        """.formatted(n));
-    exec("""
+        """
+            .formatted(n));
+    exec(
+        """
         INSERT INTO messenger.conference_sessions
           (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
            last_activity_at, updated_at, active_participant_count, peak_participant_count)
@@ -89,12 +104,14 @@ final class BenchData {
                now() - interval '10 minutes' - b.i * interval '1 millisecond', now(), 0, 3
           FROM bench_backlog b
         """);
-    exec("""
+    exec(
+        """
         INSERT INTO messenger.conference_participants (conference_id, user_id, joined_at, left_at)
         SELECT b.id, gen_random_uuid(), now() - interval '100 minutes', now() - interval '10 minutes'
           FROM bench_backlog b, generate_series(1, 3)
         """);
-    exec("""
+    exec(
+        """
         INSERT INTO messenger.call_recordings (id, conference_id, status, created_at, updated_at)
         SELECT gen_random_uuid(), b.id, 'Recording', now() - interval '100 minutes', now()
           FROM bench_backlog b WHERE b.i % 10 = 0

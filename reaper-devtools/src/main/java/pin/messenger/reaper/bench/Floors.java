@@ -13,9 +13,10 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * The two reference implementations the reaper is measured against, on the same data: (a) the floor, one
- * set-based statement per batch doing the same writes (claim, guarded update, conference-ended outbox row with the
- * payload built in SQL, realtime row, recorder stop rows); (b) what a straightforward ORM loop does, row by row.
+ * The two reference implementations the reaper is measured against, on the same data: (a) the
+ * floor, one set-based statement per batch doing the same writes (claim, guarded update,
+ * conference-ended outbox row with the payload built in SQL, realtime row, recorder stop rows); (b)
+ * what a straightforward ORM loop does, row by row.
  */
 final class Floors {
   /** Empty-room drain of one batch, everything in one statement. Returns the rows closed. */
@@ -90,16 +91,20 @@ final class Floors {
     }
   }
 
-  /** Drains up to {@code limit} due empty rooms the way a row-by-row ORM loop does; returns rows closed. */
+  /**
+   * Drains up to {@code limit} due empty rooms the way a row-by-row ORM loop does; returns rows
+   * closed.
+   */
   long rowByRow(Instant asOf, Instant cutoff, int batch, long limit) throws SQLException {
     long total = 0;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       while (total < limit) {
         List<UUID> ids = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-            "SELECT id FROM messenger.conference_sessions WHERE status = 'Active' AND active_participant_count = 0"
-                + " AND last_activity_at <= ? ORDER BY last_activity_at LIMIT ? FOR UPDATE SKIP LOCKED")) {
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT id FROM messenger.conference_sessions WHERE status = 'Active' AND active_participant_count = 0"
+                    + " AND last_activity_at <= ? ORDER BY last_activity_at LIMIT ? FOR UPDATE SKIP LOCKED")) {
           ps.setObject(1, ts(cutoff));
           ps.setInt(2, batch);
           try (ResultSet rs = ps.executeQuery()) {
@@ -124,7 +129,8 @@ final class Floors {
   private static void closeOne(Connection c, UUID id, Instant asOf) throws SQLException {
     String chat;
     String deal;
-    try (PreparedStatement ps = c.prepareStatement("SELECT * FROM messenger.conference_sessions WHERE id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT * FROM messenger.conference_sessions WHERE id = ?")) {
       ps.setObject(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -133,18 +139,24 @@ final class Floors {
       }
     }
     StringBuilder participants = new StringBuilder("[");
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT DISTINCT user_id FROM messenger.conference_participants WHERE conference_id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT DISTINCT user_id FROM messenger.conference_participants WHERE conference_id = ?")) {
       ps.setObject(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          participants.append(participants.length() > 1 ? "," : "").append("{\"userId\":\"").append(rs.getString(1)).append("\"}");
+          participants
+              .append(participants.length() > 1 ? "," : "")
+              .append("{\"userId\":\"")
+              .append(rs.getString(1))
+              .append("\"}");
         }
       }
     }
     List<UUID> recordings = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT id FROM messenger.call_recordings WHERE conference_id = ? AND status IN ('Pending','Recording','Uploading')")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT id FROM messenger.call_recordings WHERE conference_id = ? AND status IN ('Pending','Recording','Uploading')")) {
       ps.setObject(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -152,34 +164,46 @@ final class Floors {
         }
       }
     }
-    try (PreparedStatement ps = c.prepareStatement(
-        "UPDATE messenger.conference_sessions SET status = 'Ended', end_reason = 'EmptyTimeout', ended_at = ?,"
-            + " updated_at = ?, duration_seconds = 0 WHERE id = ? AND status = 'Active'")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE messenger.conference_sessions SET status = 'Ended', end_reason = 'EmptyTimeout', ended_at = ?,"
+                + " updated_at = ?, duration_seconds = 0 WHERE id = ? AND status = 'Active'")) {
       ps.setObject(1, ts(asOf));
       ps.setObject(2, ts(asOf));
       ps.setObject(3, id);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO messenger.integration_outbox (id, topic, message_key, event_type, payload, occurred_at)"
-            + " VALUES (gen_random_uuid(), 'pin.messenger.conference-ended.v1', ?, 'conference-ended.v1', ?::jsonb, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO messenger.integration_outbox (id, topic, message_key, event_type, payload, occurred_at)"
+                + " VALUES (gen_random_uuid(), 'pin.messenger.conference-ended.v1', ?, 'conference-ended.v1', ?::jsonb, ?)")) {
       ps.setString(1, deal);
-      ps.setString(2, "{\"conferenceId\":\"" + id + "\",\"chatId\":\"" + chat + "\",\"participants\":" + participants + "]}");
+      ps.setString(
+          2,
+          "{\"conferenceId\":\""
+              + id
+              + "\",\"chatId\":\""
+              + chat
+              + "\",\"participants\":"
+              + participants
+              + "]}");
       ps.setObject(3, ts(asOf));
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO messenger.realtime_outbox (id, kind, target_kind, chat_id, session_kind, conference_id, created_at)"
-            + " VALUES (gen_random_uuid(), 'ConferenceEnded', 'ChatGroup', ?::uuid, 'Conference', ?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO messenger.realtime_outbox (id, kind, target_kind, chat_id, session_kind, conference_id, created_at)"
+                + " VALUES (gen_random_uuid(), 'ConferenceEnded', 'ChatGroup', ?::uuid, 'Conference', ?, ?)")) {
       ps.setString(1, chat);
       ps.setObject(2, id);
       ps.setObject(3, ts(asOf));
       ps.executeUpdate();
     }
     for (UUID r : recordings) {
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO messenger.recorder_stop_requests (id, recording_id, conference_id, reason, created_at)"
-              + " VALUES (gen_random_uuid(), ?, ?, 'EmptyTimeout', ?)")) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO messenger.recorder_stop_requests (id, recording_id, conference_id, reason, created_at)"
+                  + " VALUES (gen_random_uuid(), ?, ?, 'EmptyTimeout', ?)")) {
         ps.setObject(1, r);
         ps.setObject(2, id);
         ps.setObject(3, ts(asOf));
@@ -188,20 +212,30 @@ final class Floors {
     }
   }
 
-  /** The three claim statements alone (the idle-cycle reference), in one transaction, rolled back. */
-  void rawClaims(Instant emptyCutoff, Instant provisionCutoff, Instant staleCutoff) throws SQLException {
+  /**
+   * The three claim statements alone (the idle-cycle reference), in one transaction, rolled back.
+   */
+  void rawClaims(Instant emptyCutoff, Instant provisionCutoff, Instant staleCutoff)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      claim(c, "status = 'Active' AND active_participant_count = 0 AND last_activity_at <= ? ORDER BY last_activity_at", emptyCutoff);
+      claim(
+          c,
+          "status = 'Active' AND active_participant_count = 0 AND last_activity_at <= ? ORDER BY last_activity_at",
+          emptyCutoff);
       claim(c, "status = 'Provisioning' AND created_at <= ? ORDER BY created_at", provisionCutoff);
-      claim(c, "status = 'Active' AND last_activity_at <= ? ORDER BY last_activity_at", staleCutoff);
+      claim(
+          c, "status = 'Active' AND last_activity_at <= ? ORDER BY last_activity_at", staleCutoff);
       c.rollback();
     }
   }
 
   private static void claim(Connection c, String predicate, Instant cutoff) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT id FROM messenger.conference_sessions WHERE " + predicate + " LIMIT 100 FOR UPDATE SKIP LOCKED")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT id FROM messenger.conference_sessions WHERE "
+                + predicate
+                + " LIMIT 100 FOR UPDATE SKIP LOCKED")) {
       ps.setObject(1, ts(cutoff));
       ps.executeQuery().close();
     }

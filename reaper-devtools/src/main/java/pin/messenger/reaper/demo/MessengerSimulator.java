@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A stand-in for the messenger's own writers, for {@code bin/reaper demo} and tests: rooms are created, admitted
- * (or never), people join, heartbeat, leave properly or drop without leaving, some rooms end through
- * end-conference, some are re-joined within the grace. Every write is status-guarded like the real commands, so a
- * room the reaper closed is left alone.
+ * A stand-in for the messenger's own writers, for {@code bin/reaper demo} and tests: rooms are
+ * created, admitted (or never), people join, heartbeat, leave properly or drop without leaving,
+ * some rooms end through end-conference, some are re-joined within the grace. Every write is
+ * status-guarded like the real commands, so a room the reaper closed is left alone.
  */
 public final class MessengerSimulator {
   private static final Logger log = LoggerFactory.getLogger(MessengerSimulator.class);
@@ -60,7 +60,8 @@ public final class MessengerSimulator {
   private final Set<UUID> rejoined = ConcurrentHashMap.newKeySet();
   private int created;
 
-  public MessengerSimulator(DataSource dataSource, Clock clock, Duration emptyRoomGrace, long seed) {
+  public MessengerSimulator(
+      DataSource dataSource, Clock clock, Duration emptyRoomGrace, long seed) {
     this.dataSource = dataSource;
     this.clock = clock;
     this.emptyRoomGrace = emptyRoomGrace;
@@ -99,8 +100,11 @@ public final class MessengerSimulator {
     r.fate =
         p < 0.30
             ? Fate.END_NORMALLY
-            : p < 0.55 ? Fate.ALL_LEAVE : p < 0.70 ? Fate.DROP_WITHOUT_LEAVE : p < 0.85 ? Fate.NEVER_ADMITTED
-                : Fate.REJOIN_WITHIN_GRACE;
+            : p < 0.55
+                ? Fate.ALL_LEAVE
+                : p < 0.70
+                    ? Fate.DROP_WITHOUT_LEAVE
+                    : p < 0.85 ? Fate.NEVER_ADMITTED : Fate.REJOIN_WITHIN_GRACE;
     r.admitAt = now.plusMillis(300 + random.nextInt(1500));
     int people = 1 + random.nextInt(4);
     for (int i = 0; i < people; i++) {
@@ -114,13 +118,23 @@ public final class MessengerSimulator {
                 last_activity_at, updated_at)
         VALUES (?, ?, ?, ?, ?, 'Provisioning', ?, ?, ?, ?)
         """,
-        r.id, r.chatId, r.dealId, r.tenantId, random.nextBoolean() ? "Video" : "Audio", r.users.get(0),
-        ts(now), ts(now), ts(now));
+        r.id,
+        r.chatId,
+        r.dealId,
+        r.tenantId,
+        random.nextBoolean() ? "Video" : "Audio",
+        r.users.get(0),
+        ts(now),
+        ts(now),
+        ts(now));
     rooms.add(r);
     created++;
   }
 
-  /** Returns true when the simulator is done with the room (what happens next is the reaper's business). */
+  /**
+   * Returns true when the simulator is done with the room (what happens next is the reaper's
+   * business).
+   */
   private boolean advance(Connection c, Room r, Instant now) throws SQLException {
     if (!r.active) {
       if (r.fate == Fate.NEVER_ADMITTED) {
@@ -141,8 +155,15 @@ public final class MessengerSimulator {
                  SET active_participant_count = 1, last_activity_at = ?, updated_at = ?
                WHERE id = ? AND status = 'Active'
               """,
-              ts(now), ts(now), r.id);
-      exec(c, "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)", r.id, r.users.get(0), ts(now));
+              ts(now),
+              ts(now),
+              r.id);
+      exec(
+          c,
+          "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)",
+          r.id,
+          r.users.get(0),
+          ts(now));
       if (n == 1) {
         rejoined.add(r.id);
       }
@@ -160,7 +181,8 @@ public final class MessengerSimulator {
         exec(
             c,
             "UPDATE messenger.conference_sessions SET last_activity_at = ? WHERE id = ? AND status = 'Active'",
-            ts(now), r.id);
+            ts(now),
+            r.id);
         r.lastHeartbeat = now;
       }
       return false;
@@ -176,7 +198,10 @@ public final class MessengerSimulator {
                    duration_seconds = floor(extract(epoch FROM ?::timestamptz - started_at))::bigint
              WHERE id = ? AND status = 'Active'
             """,
-            ts(now), ts(now), ts(now), r.id);
+            ts(now),
+            ts(now),
+            ts(now),
+            r.id);
         return true;
       }
       case ALL_LEAVE, REJOIN_WITHIN_GRACE -> {
@@ -187,11 +212,14 @@ public final class MessengerSimulator {
                SET active_participant_count = 0, last_activity_at = ?, updated_at = ?
              WHERE id = ? AND status = 'Active'
             """,
-            ts(now), ts(now), r.id);
+            ts(now),
+            ts(now),
+            r.id);
         exec(
             c,
             "UPDATE messenger.conference_participants SET left_at = ? WHERE conference_id = ? AND left_at IS NULL",
-            ts(now), r.id);
+            ts(now),
+            r.id);
         if (r.fate == Fate.REJOIN_WITHIN_GRACE) {
           r.rejoinAt = now.plusMillis(emptyRoomGrace.toMillis() / 2);
           r.emptied = true;
@@ -215,19 +243,32 @@ public final class MessengerSimulator {
                    active_participant_count = ?, peak_participant_count = ?
              WHERE id = ? AND status = 'Provisioning'
             """,
-            ts(now), ts(now), ts(now), r.users.size(), r.users.size(), r.id);
+            ts(now),
+            ts(now),
+            ts(now),
+            r.users.size(),
+            r.users.size(),
+            r.id);
     if (n == 0) {
       r.fate = Fate.NEVER_ADMITTED; // the reaper failed it first
       return;
     }
     for (UUID user : r.users) {
-      exec(c, "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)", r.id, user, ts(now));
+      exec(
+          c,
+          "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)",
+          r.id,
+          user,
+          ts(now));
     }
     if (random.nextDouble() < 0.3) {
       exec(
           c,
           "INSERT INTO messenger.call_recordings VALUES (?, ?, 'Recording', ?, ?)",
-          UUID.randomUUID(), r.id, ts(now), ts(now));
+          UUID.randomUUID(),
+          r.id,
+          ts(now),
+          ts(now));
     }
     r.active = true;
     r.lastHeartbeat = now;

@@ -16,10 +16,11 @@ import javax.sql.DataSource;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 
 /**
- * How late each reaper close was against the spec's SLO: an empty room by {@code last_activity_at + grace +
- * interval}, a Provisioning room by {@code created_at + provision-timeout + interval}, a stale room by
- * {@code last_activity_at + stale-live-timeout + interval}. Lateness is measured from the moment the room became
- * due; a violation is lateness above the polling interval plus the stated scheduling tolerance.
+ * How late each reaper close was against the spec's SLO: an empty room by {@code last_activity_at +
+ * grace + interval}, a Provisioning room by {@code created_at + provision-timeout + interval}, a
+ * stale room by {@code last_activity_at + stale-live-timeout + interval}. Lateness is measured from
+ * the moment the room became due; a violation is lateness above the polling interval plus the
+ * stated scheduling tolerance.
  */
 public final class SloReport {
 
@@ -36,20 +37,25 @@ public final class SloReport {
       """;
 
   /** One phase's figures. */
-  public record PhaseFigures(String endReason, int closed, long p50Ms, long p99Ms, long maxMs, int violations) {}
+  public record PhaseFigures(
+      String endReason, int closed, long p50Ms, long p99Ms, long maxMs, int violations) {}
 
   private final Map<String, PhaseFigures> figures;
   private final int rejoinedClosedAsEmpty;
   private final Duration tolerance;
 
-  private SloReport(Map<String, PhaseFigures> figures, int rejoinedClosedAsEmpty, Duration tolerance) {
+  private SloReport(
+      Map<String, PhaseFigures> figures, int rejoinedClosedAsEmpty, Duration tolerance) {
     this.figures = figures;
     this.rejoinedClosedAsEmpty = rejoinedClosedAsEmpty;
     this.tolerance = tolerance;
   }
 
   public static SloReport measure(
-      DataSource dataSource, ConferenceRoomReaperOptions options, Collection<UUID> rejoined, Duration tolerance)
+      DataSource dataSource,
+      ConferenceRoomReaperOptions options,
+      Collection<UUID> rejoined,
+      Duration tolerance)
       throws SQLException {
     Map<String, List<Long>> lateness = new LinkedHashMap<>();
     List<UUID> emptyClosed = new ArrayList<>();
@@ -114,7 +120,9 @@ public final class SloReport {
               "  %-13s closed %4d   p50 %5d ms   p99 %5d ms   max %5d ms   violations %d%n",
               reason, f.closed(), f.p50Ms(), f.p99Ms(), f.maxMs(), f.violations()));
     }
-    b.append(String.format("  rooms re-joined within the grace and closed as empty: %d%n", rejoinedClosedAsEmpty));
+    b.append(
+        String.format(
+            "  rooms re-joined within the grace and closed as empty: %d%n", rejoinedClosedAsEmpty));
     b.append(String.format("SLO violations: %d", violations()));
     return b.toString();
   }

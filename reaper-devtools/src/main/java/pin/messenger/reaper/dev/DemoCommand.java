@@ -24,8 +24,8 @@ import pin.messenger.reaper.demo.MessengerSimulator;
 import pin.messenger.reaper.demo.SloReport;
 
 /**
- * {@code bin/reaper demo}: a fresh embedded PostgreSQL, the real worker with short timeouts, and a simulated
- * messenger; prints a line per cycle and, at the end, the SLO summary.
+ * {@code bin/reaper demo}: a fresh embedded PostgreSQL, the real worker with short timeouts, and a
+ * simulated messenger; prints a line per cycle and, at the end, the SLO summary.
  */
 final class DemoCommand {
   /** Scheduling jitter allowed on top of the polling interval on a shared 2-core machine. */
@@ -70,14 +70,21 @@ final class DemoCommand {
             System.out.printf(
                 "cycle %3d  empty-room %2d  provision-timeout %2d  stale-live %2d  skipped-locked %d  failed %d"
                     + "  %3d ms%s%n",
-                n, r.emptyTimeout(), r.provisionFailed(), r.staleTimeout(), r.skippedLocked(), r.failed(),
-                r.durationMs(), r.lockAcquired() ? "" : "  (lock held elsewhere)");
+                n,
+                r.emptyTimeout(),
+                r.provisionFailed(),
+                r.staleTimeout(),
+                r.skippedLocked(),
+                r.failed(),
+                r.durationMs(),
+                r.lockAcquired() ? "" : "  (lock held elsewhere)");
           }
         };
     ApplicationContextInitializer<ConfigurableApplicationContext> demo =
         ctx -> {
           ctx.getBeanFactory().registerSingleton("demoPrinter", printer);
-          // Always a fresh embedded database: the demo writes made-up rooms and must never touch a real one.
+          // Always a fresh embedded database: the demo writes made-up rooms and must never touch a
+          // real one.
           new EmbeddedPostgresInitializer(true).initializeForced(ctx);
         };
     CountDownLatch stop = new CountDownLatch(1);
@@ -96,7 +103,8 @@ final class DemoCommand {
       ConferenceRoomReaperOptions options = ctx.getBean(ConferenceRoomReaperOptions.class);
       DataSource dataSource = ctx.getBean(DataSource.class);
       MessengerSimulator simulator =
-          new MessengerSimulator(dataSource, ctx.getBean(Clock.class), options.emptyRoomGrace(), 42);
+          new MessengerSimulator(
+              dataSource, ctx.getBean(Clock.class), options.emptyRoomGrace(), 42);
       System.out.println(
           "demo: simulated messenger + reaper ("
               + options.describe()
@@ -111,10 +119,15 @@ final class DemoCommand {
       messenger.shutdown();
       messenger.awaitTermination(5, TimeUnit.SECONDS);
       ctx.getBean(ReaperLoopLifecycle.class).stop();
-      SloReport report = SloReport.measure(dataSource, options, simulator.rejoinedRooms(), SLO_TOLERANCE);
+      SloReport report =
+          SloReport.measure(dataSource, options, simulator.rejoinedRooms(), SLO_TOLERANCE);
       System.out.printf(
           "%ndemo summary: %d cycles, %d rooms created; reaped empty-room %d, provision-timeout %d, stale-live %d%n",
-          cycles.get(), simulator.roomsCreated(), totals[0].get(), totals[1].get(), totals[2].get());
+          cycles.get(),
+          simulator.roomsCreated(),
+          totals[0].get(),
+          totals[1].get(),
+          totals[2].get());
       System.out.println(report.format(options));
       return report.violations() == 0 && report.rejoinedClosedAsEmpty() == 0 ? 0 : 1;
     } catch (InterruptedException e) {
@@ -140,7 +153,8 @@ final class DemoCommand {
       if (e instanceof ReaperCli.UsageException u) {
         throw u;
       }
-      throw new ReaperCli.UsageException("--duration '" + text + "' is not a duration (e.g. 60s, 2m)");
+      throw new ReaperCli.UsageException(
+          "--duration '" + text + "' is not a duration (e.g. 60s, 2m)");
     }
   }
 }

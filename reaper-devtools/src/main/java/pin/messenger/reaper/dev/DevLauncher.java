@@ -7,9 +7,10 @@ import pin.messenger.reaper.app.ReaperCli;
 import pin.messenger.reaper.bench.ReaperBenchmark;
 
 /**
- * The development launcher behind {@code bin/reaper}: the worker's commands, plus {@code demo} and {@code bench},
- * and an embedded PostgreSQL for {@code run}, {@code run-once} and {@code migrate} when no database is configured
- * (announced as development mode in its first log line). {@code status} and {@code explain} never start one.
+ * The development launcher behind {@code bin/reaper}: the worker's commands, plus {@code demo} and
+ * {@code bench}, and an embedded PostgreSQL for {@code run}, {@code run-once} and {@code migrate}
+ * when no database is configured (announced as development mode in its first log line). {@code
+ * status} and {@code explain} never start one.
  */
 public final class DevLauncher implements ReaperCli.Extension {
   private static final String USAGE =

@@ -8,18 +8,20 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * The development database: an embedded PostgreSQL started when no datasource is configured, so that a newcomer's
- * {@code bin/reaper run} works with nothing but a JDK. Only the development launcher installs it; the production
- * jar does not contain it and fails closed instead. Its first log line says that this is the development path.
+ * The development database: an embedded PostgreSQL started when no datasource is configured, so
+ * that a newcomer's {@code bin/reaper run} works with nothing but a JDK. Only the development
+ * launcher installs it; the production jar does not contain it and fails closed instead. Its first
+ * log line says that this is the development path.
  */
-final class EmbeddedPostgresInitializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+final class EmbeddedPostgresInitializer
+    implements ApplicationContextInitializer<ConfigurableApplicationContext> {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresInitializer.class);
 
   private final boolean cleanDataDirectory;
@@ -31,21 +33,28 @@ final class EmbeddedPostgresInitializer implements ApplicationContextInitializer
   @Override
   public void initialize(ConfigurableApplicationContext context) {
     ConfigurableEnvironment env = context.getEnvironment();
-    if (env.containsProperty("spring.datasource.url") || env.containsProperty("embedded.postgres.started")) {
+    if (env.containsProperty("spring.datasource.url")
+        || env.containsProperty("embedded.postgres.started")) {
       return;
     }
     initializeForced(context);
   }
 
-  /** Starts the embedded PostgreSQL whatever the environment says (the demo never touches a real database). */
+  /**
+   * Starts the embedded PostgreSQL whatever the environment says (the demo never touches a real
+   * database).
+   */
   void initializeForced(ConfigurableApplicationContext context) {
     ConfigurableEnvironment env = context.getEnvironment();
-    Path dataDir = Path.of(env.getProperty("reaper.embedded.data-dir", ".reaper/pgdata")).toAbsolutePath();
+    Path dataDir =
+        Path.of(env.getProperty("reaper.embedded.data-dir", ".reaper/pgdata")).toAbsolutePath();
     log.atWarn()
         .addKeyValue("dataDir", dataDir)
         .log(
             "development mode: no SPRING_DATASOURCE_URL set, so the development launcher starts an embedded"
-                + " PostgreSQL (data in " + dataDir + "); the production jar refuses to start without a database");
+                + " PostgreSQL (data in "
+                + dataDir
+                + "); the production jar refuses to start without a database");
     EmbeddedPostgres postgres;
     try {
       Files.createDirectories(dataDir.getParent());
@@ -71,7 +80,8 @@ final class EmbeddedPostgresInitializer implements ApplicationContextInitializer
                     "spring.datasource.username", "postgres",
                     "spring.datasource.password", "",
                     "embedded.postgres.started", "true")));
-    // Stop the server only after the pool that uses it: a disposable bean the DataSource depends on.
+    // Stop the server only after the pool that uses it: a disposable bean the DataSource depends
+    // on.
     DefaultListableBeanFactory beans = (DefaultListableBeanFactory) context.getBeanFactory();
     beans.registerSingleton("embeddedPostgres", postgres);
     beans.registerDisposableBean(

@@ -11,10 +11,11 @@ import java.util.concurrent.TimeUnit;
 import pin.messenger.reaper.app.ReaperCli;
 
 /**
- * {@code train-archive --jar J --log L -- <java and its options>}: one training start of jar J's {@code run} up to a
- * refreshed context, against a throwaway embedded PostgreSQL, in a clean environment and a scratch working
- * directory, so that the class-data (or AOT) archive named in the options is written and no configured database,
- * broker or media stack is ever touched. The production jar cannot start without a database, hence this helper.
+ * {@code train-archive --jar J --log L -- <java and its options>}: one training start of jar J's
+ * {@code run} up to a refreshed context, against a throwaway embedded PostgreSQL, in a clean
+ * environment and a scratch working directory, so that the class-data (or AOT) archive named in the
+ * options is written and no configured database, broker or media stack is ever touched. The
+ * production jar cannot start without a database, hence this helper.
  */
 final class TrainArchive {
   private TrainArchive() {}
@@ -22,7 +23,8 @@ final class TrainArchive {
   static int run(List<String> args) throws Exception {
     int split = args.indexOf("--");
     if (split < 0 || split + 1 >= args.size()) {
-      throw new ReaperCli.UsageException("train-archive --jar <jar> --log <file> -- <java> <options...>");
+      throw new ReaperCli.UsageException(
+          "train-archive --jar <jar> --log <file> -- <java> <options...>");
     }
     List<String> own = args.subList(0, split);
     List<String> java = new ArrayList<>(args.subList(split + 1, args.size()));
@@ -30,10 +32,14 @@ final class TrainArchive {
     Path log = Path.of(value(own, "--log")).toAbsolutePath();
     Path scratch = Files.createTempDirectory("reaper-train");
     try (EmbeddedPostgres postgres =
-        EmbeddedPostgres.builder().setDataDirectory(scratch.resolve("pgdata")).setCleanDataDirectory(true).start()) {
+        EmbeddedPostgres.builder()
+            .setDataDirectory(scratch.resolve("pgdata"))
+            .setCleanDataDirectory(true)
+            .start()) {
       List<String> command = new ArrayList<>(java);
       command.addAll(
-          List.of("-Dspring.context.exit=onRefresh", "-jar", jar.toString(), "run", "--server.port=0"));
+          List.of(
+              "-Dspring.context.exit=onRefresh", "-jar", jar.toString(), "run", "--server.port=0"));
       ProcessBuilder pb =
           new ProcessBuilder(command)
               .directory(scratch.toFile())
@@ -53,7 +59,8 @@ final class TrainArchive {
       Process p = pb.start();
       if (!p.waitFor(5, TimeUnit.MINUTES)) {
         p.destroyForcibly();
-        System.err.println("train-archive: the training start did not end within 5 minutes; see " + log);
+        System.err.println(
+            "train-archive: the training start did not end within 5 minutes; see " + log);
         return 1;
       }
       return p.exitValue();

@@ -19,22 +19,23 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import pin.messenger.reaper.core.ConferenceEndedEvent;
-import pin.messenger.reaper.testing.KafkaTestSupport;
 import pin.messenger.reaper.testing.ContractSchema;
 import pin.messenger.reaper.testing.FakeMediaStack;
+import pin.messenger.reaper.testing.KafkaTestSupport;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 import pin.messenger.reaper.testing.TcpProxy;
 
 /**
- * From outside: rows written by {@code run-once} of the packaged jar reach a real broker (read back with a stock
- * Kafka consumer and the stock CloudEvents parser) and a real HTTP listener, with nothing lost across a broker
- * outage that starts before the run and ends after it.
+ * From outside: rows written by {@code run-once} of the packaged jar reach a real broker (read back
+ * with a stock Kafka consumer and the stock CloudEvents parser) and a real HTTP listener, with
+ * nothing lost across a broker outage that starts before the run and ends after it.
  */
 class DeliveryBlackBoxIT {
 
   @Test
-  void run_once_rows_reach_the_topic_and_the_recorder_and_survive_a_broker_outage() throws Exception {
+  void run_once_rows_reach_the_topic_and_the_recorder_and_survive_a_broker_outage()
+      throws Exception {
     try (PostgresServer pg = PostgresServer.start();
         TcpProxy network = new TcpProxy();
         FakeMediaStack media = new FakeMediaStack()) {
@@ -60,14 +61,17 @@ class DeliveryBlackBoxIT {
         rooms.insert(Rooms.provisioning(now.minusSeconds(600)));
 
         network.cut(); // the broker is unreachable for the whole first run
-        JarRunner.Run duringOutage = JarRunner.run(env, "run-once", "--reaper.relay.send-timeout=3s");
+        JarRunner.Run duringOutage =
+            JarRunner.run(env, "run-once", "--reaper.relay.send-timeout=3s");
         assertThat(duringOutage.exit()).as(duringOutage.stdout()).isZero();
         assertThat(duringOutage.json("emptyTimeout")).isEqualTo(1);
         assertThat(duringOutage.json("staleTimeout")).isEqualTo(1);
         assertThat(duringOutage.json("provisionFailed")).isEqualTo(1);
         assertThat(duringOutage.json("published")).isZero();
         assertThat(duringOutage.json("recorderStopsDelivered")).isEqualTo(1);
-        assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NULL"))
+        assertThat(
+                rooms.count(
+                    "SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NULL"))
             .isEqualTo(2);
 
         network.restore();
@@ -81,27 +85,37 @@ class DeliveryBlackBoxIT {
                 .collect(Collectors.toSet());
         List<CloudEvent> events = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer =
-                KafkaTestSupport.consumer("localhost:" + network.port(), ConferenceEndedEvent.TOPIC);
+                KafkaTestSupport.consumer(
+                    "localhost:" + network.port(), ConferenceEndedEvent.TOPIC);
             CloudEventDeserializer parser = new CloudEventDeserializer()) {
           long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
           while (events.size() < 2 && System.nanoTime() < deadline) {
             for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
               CloudEvent e = parser.deserialize(r.topic(), r.headers(), r.value());
-              ContractSchema.assertValid(new String(e.getData().toBytes(), java.nio.charset.StandardCharsets.UTF_8));
+              ContractSchema.assertValid(
+                  new String(e.getData().toBytes(), java.nio.charset.StandardCharsets.UTF_8));
               assertThat(r.key()).isIn(empty.dealId.toString(), stale.dealId.toString());
               events.add(e);
             }
           }
         }
-        assertThat(events).extracting(CloudEvent::getId).containsExactlyInAnyOrderElementsOf(outboxIds);
-        assertThat(events).extracting(CloudEvent::getSubject)
+        assertThat(events)
+            .extracting(CloudEvent::getId)
+            .containsExactlyInAnyOrderElementsOf(outboxIds);
+        assertThat(events)
+            .extracting(CloudEvent::getSubject)
             .containsExactlyInAnyOrder(empty.id.toString(), stale.id.toString());
-        assertThat(events).allSatisfy(e -> assertThat(e.getType()).isEqualTo("pin.messenger.conference-ended.v1"));
+        assertThat(events)
+            .allSatisfy(
+                e -> assertThat(e.getType()).isEqualTo("pin.messenger.conference-ended.v1"));
 
-        assertThat(media.calls()).singleElement().satisfies(call -> {
-          assertThat(call.path()).isEqualTo("/media/v1/recordings/" + recording + "/stop");
-          assertThat(call.idempotencyKey()).isNotBlank();
-        });
+        assertThat(media.calls())
+            .singleElement()
+            .satisfies(
+                call -> {
+                  assertThat(call.path()).isEqualTo("/media/v1/recordings/" + recording + "/stop");
+                  assertThat(call.idempotencyKey()).isNotBlank();
+                });
       } finally {
         broker.destroy();
       }

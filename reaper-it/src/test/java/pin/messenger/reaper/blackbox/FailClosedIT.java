@@ -17,25 +17,34 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A pod whose database secret is missing must not run: the production jar refuses every command that needs the
- * database, with one line naming SPRING_DATASOURCE_URL and exit status 78, before anything starts. The development
- * launcher starts its embedded database only for run / run-once / migrate, and says so first.
+ * A pod whose database secret is missing must not run: the production jar refuses every command
+ * that needs the database, with one line naming SPRING_DATASOURCE_URL and exit status 78, before
+ * anything starts. The development launcher starts its embedded database only for run / run-once /
+ * migrate, and says so first.
  */
 class FailClosedIT {
   record Result(int exit, String stdout, String stderr) {}
 
-  /** Runs a command in a scratch directory with a clean environment (no SPRING_* or REAPER_* from the caller). */
+  /**
+   * Runs a command in a scratch directory with a clean environment (no SPRING_* or REAPER_* from
+   * the caller).
+   */
   private static Result run(Path dir, List<String> command) throws Exception {
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");
     ProcessBuilder pb =
-        new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile());
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile());
     Map<String, String> env = pb.environment();
     env.keySet().removeIf(k -> k.startsWith("SPRING_") || k.startsWith("REAPER_"));
     Process p = pb.start();
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("finished").isTrue();
     return new Result(
-        p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
   }
 
   private static int freePort() throws IOException {
@@ -53,11 +62,19 @@ class FailClosedIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"run", "run-once", "migrate", "status", "explain 7c0a1b2e-0000-4000-8000-000000000001"})
+  @ValueSource(
+      strings = {
+        "run",
+        "run-once",
+        "migrate",
+        "status",
+        "explain 7c0a1b2e-0000-4000-8000-000000000001"
+      })
   void the_production_jar_refuses_to_start_without_a_database(String commandLine) throws Exception {
     Path dir = Files.createTempDirectory("fail-closed");
     int port = freePort();
-    List<String> command = new ArrayList<>(List.of("java", "-jar", JarRunner.WORKER_JAR.toString()));
+    List<String> command =
+        new ArrayList<>(List.of("java", "-jar", JarRunner.WORKER_JAR.toString()));
     command.addAll(List.of(commandLine.split(" ")));
     command.add("--server.port=" + port);
 
@@ -79,7 +96,14 @@ class FailClosedIT {
   void the_development_launcher_never_starts_a_database_for_status() throws Exception {
     Path dir = Files.createTempDirectory("fail-closed-dev");
     Result r =
-        run(dir, List.of("java", "-jar", JarRunner.DEV_JAR.toString(), "status", "--reaper.embedded.data-dir=" + dir.resolve("pg")));
+        run(
+            dir,
+            List.of(
+                "java",
+                "-jar",
+                JarRunner.DEV_JAR.toString(),
+                "status",
+                "--reaper.embedded.data-dir=" + dir.resolve("pg")));
 
     assertThat(r.exit()).as(r.stderr()).isEqualTo(78);
     assertThat(r.stderr()).contains("SPRING_DATASOURCE_URL");
@@ -87,10 +111,18 @@ class FailClosedIT {
   }
 
   @Test
-  void the_development_launcher_announces_its_embedded_database_in_its_first_log_line() throws Exception {
+  void the_development_launcher_announces_its_embedded_database_in_its_first_log_line()
+      throws Exception {
     Path dir = Files.createTempDirectory("dev-run-once");
     Result r =
-        run(dir, List.of("java", "-jar", JarRunner.DEV_JAR.toString(), "run-once", "--reaper.embedded.data-dir=" + dir.resolve("pg")));
+        run(
+            dir,
+            List.of(
+                "java",
+                "-jar",
+                JarRunner.DEV_JAR.toString(),
+                "run-once",
+                "--reaper.embedded.data-dir=" + dir.resolve("pg")));
 
     assertThat(r.exit()).as(r.stdout() + r.stderr()).isZero();
     String first = r.stdout().lines().findFirst().orElse("");

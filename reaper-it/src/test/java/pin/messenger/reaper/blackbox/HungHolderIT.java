@@ -12,12 +12,13 @@ import pin.messenger.reaper.testing.InvariantChecker;
 import pin.messenger.reaper.testing.MessengerLoad;
 
 /**
- * Scenario hung holder, from outside: worker A holds the run lock in the middle of a long drain and is frozen with
- * SIGSTOP (a hung process: its sockets stay open, it says nothing). Worker B must hold the lock within
- * {@link #TAKEOVER_BOUND}: the server ends A's sessions once they have been idle in their transaction for lock-ttl
- * ({@code idle_in_transaction_session_timeout}), which frees the lock and A's claimed rows. Then SIGCONT: A resumes
- * in the middle of its cycle and must do no harm — its cycle fails (lock lost / connection ended) or it skips, and
- * the invariant checker finds no double close. Which JVM holds the lock is told by the holder's application_name
+ * Scenario hung holder, from outside: worker A holds the run lock in the middle of a long drain and
+ * is frozen with SIGSTOP (a hung process: its sockets stay open, it says nothing). Worker B must
+ * hold the lock within {@link #TAKEOVER_BOUND}: the server ends A's sessions once they have been
+ * idle in their transaction for lock-ttl ({@code idle_in_transaction_session_timeout}), which frees
+ * the lock and A's claimed rows. Then SIGCONT: A resumes in the middle of its cycle and must do no
+ * harm — its cycle fails (lock lost / connection ended) or it skips, and the invariant checker
+ * finds no double close. Which JVM holds the lock is told by the holder's application_name
  * (reaper-A / reaper-B). Fast: 1 freeze (A); {@code -Dreaper.soak=true}: 6, alternating A and B.
  */
 class HungHolderIT {
@@ -25,30 +26,43 @@ class HungHolderIT {
   static final Duration INTERVAL = ReliabilityHarness.INTERVAL;
 
   /**
-   * lock-ttl + polling interval + 1 s. The server ends the frozen holder's lock session lock-ttl after its last
-   * statement (at the latest the moment of SIGSTOP); B's next tick is at most one interval later. The 1 s covers
-   * B's tick jitter and the acquiring cycle's first statement on a busy 2-core machine, and the 50 ms pg_locks poll.
+   * lock-ttl + polling interval + 1 s. The server ends the frozen holder's lock session lock-ttl
+   * after its last statement (at the latest the moment of SIGSTOP); B's next tick is at most one
+   * interval later. The 1 s covers B's tick jitter and the acquiring cycle's first statement on a
+   * busy 2-core machine, and the 50 ms pg_locks poll.
    */
   static final Duration TAKEOVER_BOUND = TTL.plus(INTERVAL).plusSeconds(1);
 
-  record Freeze(String frozen, long takeoverMs, long frozenSessionsEndedMs, String afterResume, long closedWithoutLock) {}
+  record Freeze(
+      String frozen,
+      long takeoverMs,
+      long frozenSessionsEndedMs,
+      String afterResume,
+      long closedWithoutLock) {}
 
   @Test
-  void a_frozen_lock_holder_loses_the_lock_after_its_ttl_and_does_no_harm_when_it_resumes() throws Exception {
+  void a_frozen_lock_holder_loses_the_lock_after_its_ttl_and_does_no_harm_when_it_resumes()
+      throws Exception {
     int rounds = ReliabilityHarness.SOAK ? 6 : 1;
     try (ReliabilityHarness h = ReliabilityHarness.start()) {
       Instant start = Instant.now();
       MessengerLoad.seed(h.rooms, 10_000, start);
       List<Freeze> freezes = new ArrayList<>();
       Instant lastResume;
-      // Keeps the backlog at ~8,000: whoever holds the lock is always mid-drain (3 s cycles back to back).
+      // Keeps the backlog at ~8,000: whoever holds the lock is always mid-drain (3 s cycles back to
+      // back).
       try (ReliabilityHarness.Feeder feeder = h.feed(1_000, Duration.ofMillis(500), 8_000, 42)) {
-        // A first, alone, until it holds the lock; then B. A keeps the lock while the drain lasts: its next cycle
+        // A first, alone, until it holds the lock; then B. A keeps the lock while the drain lasts:
+        // its next cycle
         // starts right after the previous one (the loop catches up), B only ever finds it held.
-        ReaperWorker a = h.worker("A", "--spring.datasource.hikari.data-source-properties.ApplicationName=reaper-A");
+        ReaperWorker a =
+            h.worker(
+                "A", "--spring.datasource.hikari.data-source-properties.ApplicationName=reaper-A");
         a.awaitStarted(Duration.ofSeconds(120));
         awaitHolder(h, "reaper-A", Duration.ofSeconds(30));
-        ReaperWorker b = h.worker("B", "--spring.datasource.hikari.data-source-properties.ApplicationName=reaper-B");
+        ReaperWorker b =
+            h.worker(
+                "B", "--spring.datasource.hikari.data-source-properties.ApplicationName=reaper-B");
         b.awaitStarted(Duration.ofSeconds(120));
         awaitSkip(b, Duration.ofSeconds(30));
 
@@ -80,11 +94,14 @@ class HungHolderIT {
             assertThat(holder.map(ReliabilityHarness.Holder::application).orElse(otherApp))
                 .as("nobody but the frozen worker or the other one holds the lock")
                 .isIn(frozenApp, otherApp);
-            if (takeoverMs < 0 && holder.isPresent() && holder.get().application().equals(otherApp)) {
+            if (takeoverMs < 0
+                && holder.isPresent()
+                && holder.get().application().equals(otherApp)) {
               takeoverMs = now;
             }
             if (endedMs < 0
-                && h.rooms.count("SELECT count(*) FROM pg_stat_activity WHERE pid = ?", frozenPid) == 0) {
+                && h.rooms.count("SELECT count(*) FROM pg_stat_activity WHERE pid = ?", frozenPid)
+                    == 0) {
               endedMs = now;
             }
             Thread.sleep(50);
@@ -94,19 +111,36 @@ class HungHolderIT {
           frozen.mark();
           Instant resumedAt = Instant.now();
           frozen.signal("CONT");
-          // What the frozen worker's in-flight cycle does when it resumes: its first cycle event after SIGCONT.
+          // What the frozen worker's in-flight cycle does when it resumes: its first cycle event
+          // after SIGCONT.
           ReaperWorker.CycleEvent next = awaitEvent(frozen, resumedAt, Duration.ofSeconds(30));
           String afterResume = describe(next, stoppedAt);
           long closedWithoutLock = frozen.closedAfterMark();
           freezes.add(new Freeze(frozen.name, takeoverMs, endedMs, afterResume, closedWithoutLock));
-          System.out.printf("hung-holder: froze %s (pid %d, backend %d) holding the lock; its backend ended after %d ms;"
+          System.out.printf(
+              "hung-holder: froze %s (pid %d, backend %d) holding the lock; its backend ended after %d ms;"
                   + " %s holds the lock after %d ms; on resume: %s; rows it claimed and closed after resuming: %d%n",
-              frozen.name, frozen.pid(), frozenPid, endedMs, other.name, takeoverMs, afterResume, closedWithoutLock);
-          assertThat(takeoverMs).as("takeover by " + other.name).isBetween(0L, TAKEOVER_BOUND.toMillis());
-          // It fails (lock lost or its batch connection ended) or merely reports the cycle it had finished before
-          // the freeze; never a cycle that closed rows after the lock was gone (the checker proves no double close).
-          assertThat(afterResume).as(next.line()).matches("failed: .*|completed before the freeze.*|skipped");
-          assertThat(closedWithoutLock).as("rows the resumed worker claimed and closed without the run lock").isZero();
+              frozen.name,
+              frozen.pid(),
+              frozenPid,
+              endedMs,
+              other.name,
+              takeoverMs,
+              afterResume,
+              closedWithoutLock);
+          assertThat(takeoverMs)
+              .as("takeover by " + other.name)
+              .isBetween(0L, TAKEOVER_BOUND.toMillis());
+          // It fails (lock lost or its batch connection ended) or merely reports the cycle it had
+          // finished before
+          // the freeze; never a cycle that closed rows after the lock was gone (the checker proves
+          // no double close).
+          assertThat(afterResume)
+              .as(next.line())
+              .matches("failed: .*|completed before the freeze.*|skipped");
+          assertThat(closedWithoutLock)
+              .as("rows the resumed worker claimed and closed without the run lock")
+              .isZero();
           Thread.sleep(3_000); // both run on: the resumed one skips while the other drains
         }
         lastResume = Instant.now();
@@ -115,16 +149,23 @@ class HungHolderIT {
       Instant settledAt = h.settle(Duration.ofSeconds(60));
       h.stopWorkers();
 
-      // The SLO binds rooms that became due after the last resume (the lock was unavailable for up to lock-ttl while
-      // a holder hung, which no room due then can meet): none here, every seeded or fed room was overdue already.
+      // The SLO binds rooms that became due after the last resume (the lock was unavailable for up
+      // to lock-ttl while
+      // a holder hung, which no room due then can meet): none here, every seeded or fed room was
+      // overdue already.
       List<String> violations = h.violations(settledAt, lastResume);
       InvariantChecker.Figures f = h.figures();
       long maxTakeover = freezes.stream().mapToLong(Freeze::takeoverMs).max().orElse(-1);
       System.out.printf(
           "scenario hung-holder: conferences=%d runners=2 faults=%d (SIGSTOP of the lock holder) takeoverMaxMs=%d"
               + " boundMs=%d closedWithoutLockAfterResume=%d reaperClosed=%d stillActive=%d violations=%d%n",
-          f.conferences(), freezes.size(), maxTakeover, TAKEOVER_BOUND.toMillis(),
-          freezes.stream().mapToLong(Freeze::closedWithoutLock).sum(), f.ended() + f.failed(), f.active(),
+          f.conferences(),
+          freezes.size(),
+          maxTakeover,
+          TAKEOVER_BOUND.toMillis(),
+          freezes.stream().mapToLong(Freeze::closedWithoutLock).sum(),
+          f.ended() + f.failed(),
+          f.active(),
           violations.size());
       assertThat(violations).isEmpty();
     }
@@ -135,7 +176,13 @@ class HungHolderIT {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (h.holder().map(x -> !x.application().equals(application)).orElse(true)) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(application + " did not hold the run lock within " + timeout + " (holder: " + h.holder() + ")");
+        throw new AssertionError(
+            application
+                + " did not hold the run lock within "
+                + timeout
+                + " (holder: "
+                + h.holder()
+                + ")");
       }
       Thread.sleep(20);
     }
@@ -151,7 +198,10 @@ class HungHolderIT {
     }
   }
 
-  /** The first cycle event the worker logs at or after {@code from} (its log timestamps are its own clock). */
+  /**
+   * The first cycle event the worker logs at or after {@code from} (its log timestamps are its own
+   * clock).
+   */
   private static ReaperWorker.CycleEvent awaitEvent(ReaperWorker w, Instant from, Duration timeout)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -161,7 +211,8 @@ class HungHolderIT {
         return e.get();
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(w.name + " logged no cycle event within " + timeout + " of SIGCONT:\n" + w.tail(20));
+        throw new AssertionError(
+            w.name + " logged no cycle event within " + timeout + " of SIGCONT:\n" + w.tail(20));
       }
       Thread.sleep(20);
     }
@@ -174,7 +225,11 @@ class HungHolderIT {
       default ->
           e.lockAcquired() && e.startedAt().isBefore(stoppedAt)
               ? "completed before the freeze (closed " + e.closed() + ")"
-              : "completed " + (e.lockAcquired() ? "holding the lock" : "without the lock") + " (closed " + e.closed() + ")";
+              : "completed "
+                  + (e.lockAcquired() ? "holding the lock" : "without the lock")
+                  + " (closed "
+                  + e.closed()
+                  + ")";
     };
   }
 

@@ -12,17 +12,24 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the packaged jar through {@code bin/reaper} itself (unpacked, with the class-data archive), in its own
- * process, and captures what it printed. {@code bin/reaper} ends in {@code exec java}, so the process handed back is
- * the worker's JVM: signals (kill -9, SIGSTOP) reach the worker, not a shell.
+ * Runs the packaged jar through {@code bin/reaper} itself (unpacked, with the class-data archive),
+ * in its own process, and captures what it printed. {@code bin/reaper} ends in {@code exec java},
+ * so the process handed back is the worker's JVM: signals (kill -9, SIGSTOP) reach the worker, not
+ * a shell.
  */
 final class JarRunner {
   private static final Path LAUNCHER = Path.of("bin", "reaper").toAbsolutePath();
+
   /** The production jar, what the container image runs. */
-  static final Path WORKER_JAR = Path.of("reaper-worker", "target", "conference-room-reaper.jar").toAbsolutePath();
+  static final Path WORKER_JAR =
+      Path.of("reaper-worker", "target", "conference-room-reaper.jar").toAbsolutePath();
+
   /** The development jar: embedded PostgreSQL default, demo, bench. */
-  static final Path DEV_JAR = Path.of("reaper-devtools", "target", "conference-room-reaper-dev.jar").toAbsolutePath();
+  static final Path DEV_JAR =
+      Path.of("reaper-devtools", "target", "conference-room-reaper-dev.jar").toAbsolutePath();
+
   private static boolean prepared;
+
   /** One run: exit code, everything printed, and the last line (the command's JSON result). */
   record Run(int exit, String stdout, String lastLine) {
     int json(String field) {
@@ -33,8 +40,8 @@ final class JarRunner {
   private JarRunner() {}
 
   /**
-   * {@code bin/reaper prepare} once per test JVM, before any worker starts: unpacking and training the archive are
-   * then never raced by workers started together.
+   * {@code bin/reaper prepare} once per test JVM, before any worker starts: unpacking and training
+   * the archive are then never raced by workers started together.
    */
   private static synchronized void prepare() throws Exception {
     if (prepared) {
@@ -43,15 +50,18 @@ final class JarRunner {
     assertThat(WORKER_JAR).exists();
     assertThat(DEV_JAR).exists();
     Path log = Files.createTempFile("reaper-prepare", ".log");
-    Process p = new ProcessBuilder(LAUNCHER.toString(), "prepare").redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(LAUNCHER.toString(), "prepare")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("bin/reaper prepare finished").isTrue();
     assertThat(p.exitValue()).as("bin/reaper prepare: " + Files.readString(log)).isZero();
     prepared = true;
   }
 
-  private static ProcessBuilder launcher(Map<String, String> env, List<String> jvmOptions, String... args)
-      throws Exception {
+  private static ProcessBuilder launcher(
+      Map<String, String> env, List<String> jvmOptions, String... args) throws Exception {
     prepare();
     List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
     command.addAll(List.of(args));
@@ -80,11 +90,13 @@ final class JarRunner {
   }
 
   /**
-   * Starts a command of the packaged jar as bin/reaper does (e.g. the long-running {@code run}) and returns at once;
-   * stdout and stderr go to {@code output} (appended), which the caller reads. A file, not a pipe: nothing the
-   * process printed is lost when it is killed, and a frozen reader never blocks the process.
+   * Starts a command of the packaged jar as bin/reaper does (e.g. the long-running {@code run}) and
+   * returns at once; stdout and stderr go to {@code output} (appended), which the caller reads. A
+   * file, not a pipe: nothing the process printed is lost when it is killed, and a frozen reader
+   * never blocks the process.
    */
-  static Process start(Map<String, String> env, List<String> jvmOptions, Path output, String... args)
+  static Process start(
+      Map<String, String> env, List<String> jvmOptions, Path output, String... args)
       throws Exception {
     ProcessBuilder pb = launcher(env, jvmOptions, args);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));

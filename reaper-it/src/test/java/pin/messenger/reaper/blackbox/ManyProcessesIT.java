@@ -13,10 +13,11 @@ import pin.messenger.reaper.testing.InvariantChecker;
 import pin.messenger.reaper.testing.MessengerLoad;
 
 /**
- * Scenario 1 from outside: four worker processes of the jar against one PostgreSQL 15 server with 10,000
- * conferences, while the messenger's commands hold row locks, for 60 s; the invariant checker passes. Four JVMs
- * take about a minute to start on two cores, so this runs with {@code -Dreaper.soak=true}; the fast version of
- * scenario 1 in the test command is {@code ManyRunnersTest}.
+ * Scenario 1 from outside: four worker processes of the jar against one PostgreSQL 15 server with
+ * 10,000 conferences, while the messenger's commands hold row locks, for 60 s; the invariant
+ * checker passes. Four JVMs take about a minute to start on two cores, so this runs with {@code
+ * -Dreaper.soak=true}; the fast version of scenario 1 in the test command is {@code
+ * ManyRunnersTest}.
  */
 class ManyProcessesIT {
 
@@ -36,22 +37,37 @@ class ManyProcessesIT {
         for (ReaperWorker w : workers) {
           w.awaitStarted(Duration.ofSeconds(180));
         }
-        // The SLO binds from the moment the workers are up and the seeded backlog is gone: rooms that became due
-        // while the JVMs were still starting, or that queued behind the backlog (claims are oldest first), cannot
+        // The SLO binds from the moment the workers are up and the seeded backlog is gone: rooms
+        // that became due
+        // while the JVMs were still starting, or that queued behind the backlog (claims are oldest
+        // first), cannot
         // meet it by construction.
         sloFrom = h.settle(Duration.ofSeconds(60));
-        Thread.sleep(Duration.ofSeconds(60).toMillis()); // the scenario's run: workers and commands interleave
+        Thread.sleep(
+            Duration.ofSeconds(60)
+                .toMillis()); // the scenario's run: workers and commands interleave
         applied = load.applied.get();
       }
       Instant settledAt = h.settle(Duration.ofSeconds(60));
       long cycles = workers.stream().mapToLong(w -> w.cycles().size()).sum();
-      long skipped = workers.stream().mapToLong(w -> w.cycles().stream().filter(c -> !c.lockAcquired()).count()).sum();
+      long skipped =
+          workers.stream()
+              .mapToLong(w -> w.cycles().stream().filter(c -> !c.lockAcquired()).count())
+              .sum();
       h.stopWorkers();
       List<String> violations = h.violations(settledAt, sloFrom);
       InvariantChecker.Figures f = h.figures();
-      System.out.printf("scenario many-processes: conferences=%d runners=4 (processes) cycles=%d lockHeld=%d"
+      System.out.printf(
+          "scenario many-processes: conferences=%d runners=4 (processes) cycles=%d lockHeld=%d"
               + " commandsApplied=%d reaperClosedEnded=%d failed=%d stillActive=%d violations=%d%n",
-          f.conferences(), cycles, skipped, applied, f.ended(), f.failed(), f.active(), violations.size());
+          f.conferences(),
+          cycles,
+          skipped,
+          applied,
+          f.ended(),
+          f.failed(),
+          f.active(),
+          violations.size());
       assertThat(violations).isEmpty();
       assertThat(applied).isPositive();
     }

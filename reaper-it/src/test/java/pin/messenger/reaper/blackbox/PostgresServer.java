@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A PostgreSQL server in its own process for black-box runs: Debian's PostgreSQL 15 when its binaries are
- * installed (the version the issue names; started as the {@code postgres} user when we are root), otherwise the
- * embedded PostgreSQL 17 binaries. {@code REAPER_BLACKBOX_PG_BIN} points at another bin directory.
+ * A PostgreSQL server in its own process for black-box runs: Debian's PostgreSQL 15 when its
+ * binaries are installed (the version the issue names; started as the {@code postgres} user when we
+ * are root), otherwise the embedded PostgreSQL 17 binaries. {@code REAPER_BLACKBOX_PG_BIN} points
+ * at another bin directory.
  */
 final class PostgresServer implements AutoCloseable {
   private final Path dataDir;
@@ -21,7 +22,8 @@ final class PostgresServer implements AutoCloseable {
   private final EmbeddedPostgres embedded;
   final String version;
 
-  private PostgresServer(Path dataDir, Path bin, int port, EmbeddedPostgres embedded, String version) {
+  private PostgresServer(
+      Path dataDir, Path bin, int port, EmbeddedPostgres embedded, String version) {
     this.dataDir = dataDir;
     this.bin = bin;
     this.port = port;
@@ -46,15 +48,28 @@ final class PostgresServer implements AutoCloseable {
     if (root) {
       run(List.of("chown", "-R", "postgres", dir.toString()));
     }
-    run(asPostgres(root, bin.resolve("initdb").toString(), "-A", "trust", "-U", "postgres", "-D", data.toString()));
+    run(
+        asPostgres(
+            root,
+            bin.resolve("initdb").toString(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-D",
+            data.toString()));
     run(
         asPostgres(
             root,
             bin.resolve("pg_ctl").toString(),
-            "-D", data.toString(),
-            "-l", dir.resolve("server.log").toString(),
-            "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
-            "-w", "start"));
+            "-D",
+            data.toString(),
+            "-l",
+            dir.resolve("server.log").toString(),
+            "-o",
+            "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
+            "-w",
+            "start"));
     return new PostgresServer(data, bin, port, null, bin.toString());
   }
 
@@ -86,22 +101,35 @@ final class PostgresServer implements AutoCloseable {
       return;
     }
     boolean root = "root".equals(System.getProperty("user.name"));
-    run(asPostgres(root, bin.resolve("pg_ctl").toString(), "-D", dataDir.toString(), "-m", "fast", "-w", "stop"));
+    run(
+        asPostgres(
+            root,
+            bin.resolve("pg_ctl").toString(),
+            "-D",
+            dataDir.toString(),
+            "-m",
+            "fast",
+            "-w",
+            "stop"));
   }
 
-  /** True when this is a server process of its own that {@link #restart} can restart (not the embedded fallback). */
+  /**
+   * True when this is a server process of its own that {@link #restart} can restart (not the
+   * embedded fallback).
+   */
   boolean restartable() {
     return embedded == null;
   }
 
   /**
-   * Restarts the server in place: {@code pg_ctl restart -m fast -w}, same data directory, same port. Fast shutdown
-   * ends every session (clients see 57P01) and rolls back open transactions; returns once the server accepts
-   * connections again.
+   * Restarts the server in place: {@code pg_ctl restart -m fast -w}, same data directory, same
+   * port. Fast shutdown ends every session (clients see 57P01) and rolls back open transactions;
+   * returns once the server accepts connections again.
    */
   void restart() throws Exception {
     if (embedded != null) {
-      throw new UnsupportedOperationException("the embedded fallback server cannot be restarted in place");
+      throw new UnsupportedOperationException(
+          "the embedded fallback server cannot be restarted in place");
     }
     boolean root = "root".equals(System.getProperty("user.name"));
     Path dir = dataDir.getParent();
@@ -109,11 +137,16 @@ final class PostgresServer implements AutoCloseable {
         asPostgres(
             root,
             bin.resolve("pg_ctl").toString(),
-            "-D", dataDir.toString(),
-            "-l", dir.resolve("server.log").toString(),
-            "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
-            "-m", "fast",
-            "-w", "restart"));
+            "-D",
+            dataDir.toString(),
+            "-l",
+            dir.resolve("server.log").toString(),
+            "-o",
+            "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
+            "-m",
+            "fast",
+            "-w",
+            "restart"));
   }
 
   /** The server's log file (null for the embedded fallback). */

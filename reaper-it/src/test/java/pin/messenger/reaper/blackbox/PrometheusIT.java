@@ -10,16 +10,21 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real Prometheus (Debian's) scrapes a running worker: the rules load and evaluate, and every query of the
- * Grafana dashboard returns without error (ops/verify-with-prometheus.sh). CI installs the package.
+ * A real Prometheus (Debian's) scrapes a running worker: the rules load and evaluate, and every
+ * query of the Grafana dashboard returns without error (ops/verify-with-prometheus.sh). CI installs
+ * the package.
  */
 class PrometheusIT {
   @Test
-  void a_real_prometheus_scrapes_the_worker_loads_the_rules_and_answers_every_dashboard_query() throws Exception {
-    assumeTrue(System.getenv("CI") != null || Files.isExecutable(Path.of("/usr/bin/prometheus")),
+  void a_real_prometheus_scrapes_the_worker_loads_the_rules_and_answers_every_dashboard_query()
+      throws Exception {
+    assumeTrue(
+        System.getenv("CI") != null || Files.isExecutable(Path.of("/usr/bin/prometheus")),
         "prometheus not installed (CI installs it)");
-    Process p = new ProcessBuilder("bash", "ops/verify-with-prometheus.sh", JarRunner.DEV_JAR.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder("bash", "ops/verify-with-prometheus.sh", JarRunner.DEV_JAR.toString())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
     System.out.println(out);

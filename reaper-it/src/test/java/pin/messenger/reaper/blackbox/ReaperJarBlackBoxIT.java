@@ -20,9 +20,9 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
- * From outside: the packaged jar, as {@code bin/reaper} runs it, against a separate PostgreSQL server (Debian's 15
- * where installed). {@code migrate}, then {@code run-once} over every row of the spec's Tests table, a poison row,
- * a row a command holds, a held run lock and the batch bound.
+ * From outside: the packaged jar, as {@code bin/reaper} runs it, against a separate PostgreSQL
+ * server (Debian's 15 where installed). {@code migrate}, then {@code run-once} over every row of
+ * the spec's Tests table, a poison row, a row a command holds, a held run lock and the batch bound.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReaperJarBlackBoxIT {
@@ -63,7 +63,8 @@ class ReaperJarBlackBoxIT {
 
     assertThat(run.exit()).as(run.stdout()).isZero();
     assertThat(run.lastLine()).contains("\"migrated\":true").contains("\"schemaVersion\":\"2\"");
-    assertThat(rooms.count("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_conf_active'")).isEqualTo(1);
+    assertThat(rooms.count("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_conf_active'"))
+        .isEqualTo(1);
   }
 
   @Test
@@ -73,7 +74,8 @@ class ReaperJarBlackBoxIT {
     try (Connection other = DriverManager.getConnection(server.jdbcUrl(), "postgres", "")) {
       other.setAutoCommit(false);
       try (Statement st = other.createStatement()) {
-        st.execute("SELECT pg_advisory_xact_lock(hashtextextended('messenger.conference_room_reaper', 0))");
+        st.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('messenger.conference_room_reaper', 0))");
       }
       JarRunner.Run run = reaper("run-once");
 
@@ -107,7 +109,8 @@ class ReaperJarBlackBoxIT {
     try (Connection command = DriverManager.getConnection(server.jdbcUrl(), "postgres", "")) {
       command.setAutoCommit(false);
       try (PreparedStatement ps =
-          command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
+          command.prepareStatement(
+              "SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
         ps.setObject(1, locked.id);
         ps.executeQuery().close();
       }
@@ -121,21 +124,34 @@ class ReaperJarBlackBoxIT {
     assertThat(json(run, "staleTimeout")).isEqualTo(1);
     assertThat(json(run, "skippedLocked")).isEqualTo(1);
     assertThat(json(run, "failed")).isEqualTo(1);
-    assertThat(rooms.row(empty.id)).containsEntry("status", "Ended").containsEntry("end_reason", "EmptyTimeout");
+    assertThat(rooms.row(empty.id))
+        .containsEntry("status", "Ended")
+        .containsEntry("end_reason", "EmptyTimeout");
     assertThat(rooms.status(joined.id)).isEqualTo("Active");
-    assertThat(rooms.row(provisioning.id)).containsEntry("status", "Failed").containsEntry("end_reason", "Error");
-    assertThat(rooms.row(stale.id)).containsEntry("status", "Ended").containsEntry("end_reason", "Timeout");
+    assertThat(rooms.row(provisioning.id))
+        .containsEntry("status", "Failed")
+        .containsEntry("end_reason", "Error");
+    assertThat(rooms.row(stale.id))
+        .containsEntry("status", "Ended")
+        .containsEntry("end_reason", "Timeout");
     assertThat(rooms.row(endedByCommand.id)).containsEntry("end_reason", "Completed");
     assertThat(rooms.status(locked.id)).isEqualTo("Active");
     assertThat(rooms.row(poison.id)).containsEntry("status", "Active");
-    assertThat((String) rooms.row(poison.id).get("reaper_last_error")).contains("started_at is null");
+    assertThat((String) rooms.row(poison.id).get("reaper_last_error"))
+        .contains("started_at is null");
     assertThat(run.stdout()).contains("item failed").contains(poison.id.toString());
     // conference-ended for the three Active → Ended closes only; realtime rows for all four closes.
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(3);
-    assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE message_key = ?",
-            provisioning.dealId.toString())).isZero();
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.integration_outbox WHERE message_key = ?",
+                provisioning.dealId.toString()))
+        .isZero();
     assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isEqualTo(4);
-    assertThat(rooms.count("SELECT count(*) FROM messenger.recorder_stop_requests WHERE recording_id = ?", recording))
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.recorder_stop_requests WHERE recording_id = ?",
+                recording))
         .isEqualTo(1);
 
     // Idempotency: a repeated cycle closes only the row that was locked, and emits nothing twice.
@@ -144,7 +160,9 @@ class ReaperJarBlackBoxIT {
     assertThat(json(again, "provisionFailed") + json(again, "staleTimeout")).isZero();
     assertThat(rooms.status(locked.id)).isEqualTo("Ended");
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(4);
-    assertThat(rooms.count("SELECT count(DISTINCT payload->>'conferenceId') FROM messenger.integration_outbox"))
+    assertThat(
+            rooms.count(
+                "SELECT count(DISTINCT payload->>'conferenceId') FROM messenger.integration_outbox"))
         .isEqualTo(4);
   }
 
@@ -171,6 +189,7 @@ class ReaperJarBlackBoxIT {
 
     assertThat(run.exit()).isNotZero();
     assertThat(run.stdout())
-        .contains("reaper.empty-room-grace must be shorter than reaper.stale-live-timeout (PT4H) but was PT5H");
+        .contains(
+            "reaper.empty-room-grace must be shorter than reaper.stale-live-timeout (PT4H) but was PT5H");
   }
 }

@@ -24,18 +24,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One worker process of the packaged jar ({@code run}), restartable, with what it printed read as it comes: its
- * cycle events ("cycle completed" / "cycle skipped…" / "cycle failed…", with the worker's own timestamps), when it
- * is reaping (a "conference reaped" line), and which rows a cycle in flight at a {@link #mark} closed after it. Each
- * process writes to a file of its own under {@link #log} (kept for a post-mortem), followed as it grows. Every
- * process started here is killed by {@link #close} and, should the test JVM itself die, by a shutdown hook.
+ * One worker process of the packaged jar ({@code run}), restartable, with what it printed read as
+ * it comes: its cycle events ("cycle completed" / "cycle skipped…" / "cycle failed…", with the
+ * worker's own timestamps), when it is reaping (a "conference reaped" line), and which rows a cycle
+ * in flight at a {@link #mark} closed after it. Each process writes to a file of its own under
+ * {@link #log} (kept for a post-mortem), followed as it grows. Every process started here is killed
+ * by {@link #close} and, should the test JVM itself die, by a shutdown hook.
  */
 final class ReaperWorker implements AutoCloseable {
   private static final Set<ReaperWorker> STARTED = ConcurrentHashMap.newKeySet();
 
   static {
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> STARTED.forEach(ReaperWorker::killQuietly), "reaper-worker-cleanup"));
+        .addShutdownHook(
+            new Thread(() -> STARTED.forEach(ReaperWorker::killQuietly), "reaper-worker-cleanup"));
   }
 
   private static final String REAPED = "\"message\":\"conference reaped\"";
@@ -44,11 +46,18 @@ final class ReaperWorker implements AutoCloseable {
   private static final String LOOP_STARTED = "\"message\":\"reaper loop started\"";
   private static final String ITEM_FAILED = "\"message\":\"item failed\"";
   private static final Pattern COUNT = Pattern.compile("\"count\":(\\d+)");
+
   /** A pause in "conference reaped" lines longer than this starts a new reaping streak. */
   private static final long STREAK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
   /** A cycle event of the worker's log. {@code kind}: completed, skipped or failed. */
-  record CycleEvent(int generation, Instant at, String kind, boolean lockAcquired, long durationMs, long closed,
+  record CycleEvent(
+      int generation,
+      Instant at,
+      String kind,
+      boolean lockAcquired,
+      long durationMs,
+      long closed,
       String line) {
     /** When the cycle began (the worker measures durationMs from the start of the cycle). */
     Instant startedAt() {
@@ -61,8 +70,10 @@ final class ReaperWorker implements AutoCloseable {
   }
 
   final String name;
+
   /** Directory of this worker's output: one file per process (generation). */
   final Path log;
+
   private final Map<String, String> env;
   private final List<String> jvmOptions;
   private final List<String> args;
@@ -79,7 +90,8 @@ final class ReaperWorker implements AutoCloseable {
   private volatile boolean claimAfterMark;
   private final AtomicLong reapedAfterMarkClaim = new AtomicLong();
 
-  private ReaperWorker(String name, Path log, Map<String, String> env, List<String> jvmOptions, List<String> args) {
+  private ReaperWorker(
+      String name, Path log, Map<String, String> env, List<String> jvmOptions, List<String> args) {
     this.name = name;
     this.log = log;
     this.env = Map.copyOf(env);
@@ -87,7 +99,8 @@ final class ReaperWorker implements AutoCloseable {
     this.args = List.copyOf(args);
   }
 
-  static ReaperWorker start(String name, Map<String, String> env, List<String> jvmOptions, List<String> args)
+  static ReaperWorker start(
+      String name, Map<String, String> env, List<String> jvmOptions, List<String> args)
       throws Exception {
     Path dir = Path.of("reaper-it", "target", "blackbox-logs");
     Files.createDirectories(dir);
@@ -97,7 +110,10 @@ final class ReaperWorker implements AutoCloseable {
     return w;
   }
 
-  /** Starts a new process (generation) of this worker; returns at once, {@link #awaitStarted} waits for it. */
+  /**
+   * Starts a new process (generation) of this worker; returns at once, {@link #awaitStarted} waits
+   * for it.
+   */
   synchronized void restart() throws Exception {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException(name + " is still running");
@@ -125,13 +141,17 @@ final class ReaperWorker implements AutoCloseable {
     return log.resolve("generation-" + gen + ".log");
   }
 
-  /** Follows the process's output file line by line until the process has exited and the file is read to its end. */
+  /**
+   * Follows the process's output file line by line until the process has exited and the file is
+   * read to its end.
+   */
   private void pump(Process p, Path output, int gen, CountDownLatch started) {
     try (InputStream in = Files.newInputStream(output)) {
       byte[] buf = new byte[64 * 1024];
       ByteArrayOutputStream partial = new ByteArrayOutputStream();
       while (true) {
-        boolean exited = !p.isAlive(); // before the read: a read after exit sees everything the process wrote
+        boolean exited =
+            !p.isAlive(); // before the read: a read after exit sees everything the process wrote
         int n = in.read(buf);
         if (n > 0) {
           int from = 0;
@@ -194,9 +214,16 @@ final class ReaperWorker implements AutoCloseable {
   private static CycleEvent parse(int gen, String line) {
     Instant at = Instant.parse(JsonPath.read(line, "$['@timestamp']"));
     if (line.contains("\"message\":\"cycle completed\"")) {
-      long closed = num(line, "emptyTimeout") + num(line, "provisionFailed") + num(line, "staleTimeout");
-      return new CycleEvent(gen, at, "completed", Boolean.TRUE.equals(JsonPath.read(line, "$.lockAcquired")),
-          num(line, "durationMs"), closed, line);
+      long closed =
+          num(line, "emptyTimeout") + num(line, "provisionFailed") + num(line, "staleTimeout");
+      return new CycleEvent(
+          gen,
+          at,
+          "completed",
+          Boolean.TRUE.equals(JsonPath.read(line, "$.lockAcquired")),
+          num(line, "durationMs"),
+          closed,
+          line);
     }
     if (line.contains("\"message\":\"cycle skipped")) {
       return new CycleEvent(gen, at, "skipped", false, 0, 0, line);
@@ -212,15 +239,24 @@ final class ReaperWorker implements AutoCloseable {
     return ((Number) v).longValue();
   }
 
-  /** Waits until the current process has started its reaper loop; fails with the log's tail if it died. */
+  /**
+   * Waits until the current process has started its reaper loop; fails with the log's tail if it
+   * died.
+   */
   void awaitStarted(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!loopStarted.await(100, TimeUnit.MILLISECONDS)) {
       if (!process.isAlive()) {
-        throw new AssertionError(name + " exited with " + process.exitValue() + " before its loop started:\n" + tail(40));
+        throw new AssertionError(
+            name
+                + " exited with "
+                + process.exitValue()
+                + " before its loop started:\n"
+                + tail(40));
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(name + " did not start its loop within " + timeout + ":\n" + tail(40));
+        throw new AssertionError(
+            name + " did not start its loop within " + timeout + ":\n" + tail(40));
       }
     }
   }
@@ -241,7 +277,10 @@ final class ReaperWorker implements AutoCloseable {
 
   /** Sends a signal (STOP, CONT, …) with kill(1): Process offers only TERM and KILL. */
   void signal(String signal) throws Exception {
-    Process k = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).redirectErrorStream(true).start();
+    Process k =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .start();
     String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
       throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed: " + out);
@@ -266,15 +305,18 @@ final class ReaperWorker implements AutoCloseable {
     return alive() && last != 0 && System.nanoTime() - last <= within.toNanos();
   }
 
-  /** System.nanoTime() of the first "conference reaped" line of the current reaping streak (0: none yet). */
+  /**
+   * System.nanoTime() of the first "conference reaped" line of the current reaping streak (0: none
+   * yet).
+   */
   long reapingSinceNanos() {
     return reapingSinceNanos;
   }
 
   /**
-   * Marks the output read so far (call it while the process is frozen and its earlier output has been read). Until
-   * the cycle in flight ends, {@link #closedAfterMark} counts the rows it reports closed in batches it claimed after
-   * the mark.
+   * Marks the output read so far (call it while the process is frozen and its earlier output has
+   * been read). Until the cycle in flight ends, {@link #closedAfterMark} counts the rows it reports
+   * closed in batches it claimed after the mark.
    */
   void mark() {
     claimAfterMark = false;
@@ -304,7 +346,10 @@ final class ReaperWorker implements AutoCloseable {
     }
   }
 
-  /** Stops the process: SIGCONT (in case it is frozen), SIGTERM, and SIGKILL if it is not gone within 20 s. */
+  /**
+   * Stops the process: SIGCONT (in case it is frozen), SIGTERM, and SIGKILL if it is not gone
+   * within 20 s.
+   */
   @Override
   public void close() {
     Process p = process;

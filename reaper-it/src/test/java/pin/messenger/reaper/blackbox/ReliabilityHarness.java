@@ -23,9 +23,10 @@ import pin.messenger.reaper.testing.InvariantChecker;
 import pin.messenger.reaper.testing.Rooms;
 
 /**
- * What the black-box reliability scenarios share: a PostgreSQL server of its own with the schema from
- * {@code migrate}, worker processes of the packaged jar ({@code run}) with short timings, a feeder that keeps a
- * drain going, the settle step (wait until the workers leave nothing due) and the invariant checker.
+ * What the black-box reliability scenarios share: a PostgreSQL server of its own with the schema
+ * from {@code migrate}, worker processes of the packaged jar ({@code run}) with short timings, a
+ * feeder that keeps a drain going, the settle step (wait until the workers leave nothing due) and
+ * the invariant checker.
  */
 final class ReliabilityHarness implements AutoCloseable {
   static final boolean SOAK = Boolean.getBoolean("reaper.soak");
@@ -40,16 +41,19 @@ final class ReliabilityHarness implements AutoCloseable {
   static final int BATCH = 200;
 
   /**
-   * Slack on top of the polling interval for the empty-room SLO check: three JVMs (test + two workers) and the
-   * server share a 2-core machine, so a tick can start late by a few hundred milliseconds.
+   * Slack on top of the polling interval for the empty-room SLO check: three JVMs (test + two
+   * workers) and the server share a 2-core machine, so a tick can start late by a few hundred
+   * milliseconds.
    */
   static final Duration SLO_TOLERANCE = Duration.ofSeconds(1);
 
   /**
-   * Start-up flags of the worker JVMs. C1 only and the serial collector: two Spring Boot workers starting at once on
-   * two cores take ~15 s instead of ~40 s; a restarted worker is back sooner. The worker's behaviour is unchanged.
+   * Start-up flags of the worker JVMs. C1 only and the serial collector: two Spring Boot workers
+   * starting at once on two cores take ~15 s instead of ~40 s; a restarted worker is back sooner.
+   * The worker's behaviour is unchanged.
    */
-  static final List<String> JVM = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  static final List<String> JVM =
+      List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
   static final String LOCK_HOLDER =
       """
@@ -90,7 +94,8 @@ final class ReliabilityHarness implements AutoCloseable {
     PostgresServer server = PostgresServer.start();
     try {
       long t1 = System.nanoTime();
-      // bin/reaper migrate, with the workers' start-up flags (C1 only): half the time of a plain JVM here.
+      // bin/reaper migrate, with the workers' start-up flags (C1 only): half the time of a plain
+      // JVM here.
       Path log = Files.createTempFile("reaper-migrate", ".log");
       Process migrate = JarRunner.start(JarRunner.database(server), JVM, log, "migrate");
       boolean exited = migrate.waitFor(180, TimeUnit.SECONDS);
@@ -101,8 +106,16 @@ final class ReliabilityHarness implements AutoCloseable {
       assertThat(exited).as("migrate finished: " + out).isTrue();
       assertThat(migrate.exitValue()).as(out).isZero();
       assertThat(out.strip().lines().reduce((x, y) -> y).orElse("")).contains("\"migrated\":true");
-      System.out.println("reliability server: " + server.version + " at " + server.jdbcUrl() + " (started in "
-          + (t1 - t0) / 1_000_000 + " ms, migrate " + (System.nanoTime() - t1) / 1_000_000 + " ms)");
+      System.out.println(
+          "reliability server: "
+              + server.version
+              + " at "
+              + server.jdbcUrl()
+              + " (started in "
+              + (t1 - t0) / 1_000_000
+              + " ms, migrate "
+              + (System.nanoTime() - t1) / 1_000_000
+              + " ms)");
       return new ReliabilityHarness(server);
     } catch (Throwable t) {
       server.close();
@@ -144,7 +157,10 @@ final class ReliabilityHarness implements AutoCloseable {
     List<Map<String, Object>> rows = rooms.query(LOCK_HOLDER);
     return rows.isEmpty()
         ? Optional.empty()
-        : Optional.of(new Holder(((Number) rows.get(0).get("pid")).intValue(), (String) rows.get(0).get("application_name")));
+        : Optional.of(
+            new Holder(
+                ((Number) rows.get(0).get("pid")).intValue(),
+                (String) rows.get(0).get("application_name")));
   }
 
   /** Conferences due at {@code at} (the checker's liveness predicate: poison rows excepted). */
@@ -153,8 +169,8 @@ final class ReliabilityHarness implements AutoCloseable {
   }
 
   /**
-   * Settle: waits until the (still running) workers leave nothing due, by polling the database; returns the moment
-   * of the poll that found nothing due (the checker's {@code settledAt}).
+   * Settle: waits until the (still running) workers leave nothing due, by polling the database;
+   * returns the moment of the poll that found nothing due (the checker's {@code settledAt}).
    */
   Instant settle(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -165,8 +181,14 @@ final class ReliabilityHarness implements AutoCloseable {
         return at;
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(due + " conferences still due " + timeout + " after the scenario ended; workers: "
-            + workers.stream().map(w -> w.name + (w.alive() ? " alive" : " dead") + " log " + w.log).toList());
+        throw new AssertionError(
+            due
+                + " conferences still due "
+                + timeout
+                + " after the scenario ended; workers: "
+                + workers.stream()
+                    .map(w -> w.name + (w.alive() ? " alive" : " dead") + " log " + w.log)
+                    .toList());
       }
       Thread.sleep(200);
     }
@@ -180,16 +202,21 @@ final class ReliabilityHarness implements AutoCloseable {
   }
 
   /**
-   * Test-only indexes for the checker's correlated look-ups (outbox rows by deal key, by conference id; realtime
-   * rows by conference), created after the workers have stopped, so they change nothing the workers did. Without
-   * them the checker's queries are quadratic: minutes over 20,000+ conferences instead of seconds.
+   * Test-only indexes for the checker's correlated look-ups (outbox rows by deal key, by conference
+   * id; realtime rows by conference), created after the workers have stopped, so they change
+   * nothing the workers did. Without them the checker's queries are quadratic: minutes over 20,000+
+   * conferences instead of seconds.
    */
   private void indexForChecker() {
-    rooms.exec("CREATE INDEX IF NOT EXISTS checker_outbox_key ON messenger.integration_outbox (message_key)");
-    rooms.exec("CREATE INDEX IF NOT EXISTS checker_outbox_conference"
-        + " ON messenger.integration_outbox ((payload->>'conferenceId'))");
-    rooms.exec("CREATE INDEX IF NOT EXISTS checker_realtime_conference ON messenger.realtime_outbox (conference_id)");
-    rooms.exec("ANALYZE messenger.conference_sessions, messenger.integration_outbox, messenger.realtime_outbox");
+    rooms.exec(
+        "CREATE INDEX IF NOT EXISTS checker_outbox_key ON messenger.integration_outbox (message_key)");
+    rooms.exec(
+        "CREATE INDEX IF NOT EXISTS checker_outbox_conference"
+            + " ON messenger.integration_outbox ((payload->>'conferenceId'))");
+    rooms.exec(
+        "CREATE INDEX IF NOT EXISTS checker_realtime_conference ON messenger.realtime_outbox (conference_id)");
+    rooms.exec(
+        "ANALYZE messenger.conference_sessions, messenger.integration_outbox, messenger.realtime_outbox");
   }
 
   InvariantChecker.Figures figures() {
@@ -217,10 +244,11 @@ final class ReliabilityHarness implements AutoCloseable {
   }
 
   /**
-   * Keeps a drain going: every {@code period}, while fewer than {@code maxLive} conferences are Provisioning/Active,
-   * inserts {@code chunk} conferences that are already overdue (empty rooms idle for 100 s–1 h, Provisioning for
-   * 130 s–1 h, rooms silent for over 4 h), the overdue kinds of {@code MessengerLoad.seed}. Their windows ended long
-   * before the run, so the SLO check does not bind them. Insert failures (the server is restarting) are counted.
+   * Keeps a drain going: every {@code period}, while fewer than {@code maxLive} conferences are
+   * Provisioning/Active, inserts {@code chunk} conferences that are already overdue (empty rooms
+   * idle for 100 s–1 h, Provisioning for 130 s–1 h, rooms silent for over 4 h), the overdue kinds
+   * of {@code MessengerLoad.seed}. Their windows ended long before the run, so the SLO check does
+   * not bind them. Insert failures (the server is restarting) are counted.
    */
   Feeder feed(int chunk, Duration period, int maxLive, long seed) {
     Feeder f = new Feeder(chunk, period, maxLive, seed);
@@ -248,9 +276,13 @@ final class ReliabilityHarness implements AutoCloseable {
                       for (int i = 0; i < chunk; i++) {
                         int kind = random.nextInt(60);
                         batch.add(
-                            kind < 35 ? Rooms.emptyActive(now.minusSeconds(100 + random.nextInt(3600)))
-                                : kind < 50 ? Rooms.provisioning(now.minusSeconds(130 + random.nextInt(3600)))
-                                : Rooms.occupied(now.minusSeconds(4 * 3600 + 10 + random.nextInt(3600)), 2));
+                            kind < 35
+                                ? Rooms.emptyActive(now.minusSeconds(100 + random.nextInt(3600)))
+                                : kind < 50
+                                    ? Rooms.provisioning(
+                                        now.minusSeconds(130 + random.nextInt(3600)))
+                                    : Rooms.occupied(
+                                        now.minusSeconds(4 * 3600 + 10 + random.nextInt(3600)), 2));
                       }
                       rooms.insertAll(batch);
                       inserted.addAndGet(chunk);

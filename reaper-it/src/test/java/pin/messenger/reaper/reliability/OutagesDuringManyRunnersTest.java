@@ -47,9 +47,10 @@ import pin.messenger.reaper.testing.TcpProxy;
 import pin.messenger.reaper.testing.TestDatabase;
 
 /**
- * Scenario 5, fast version: while four runners reap under live commands, the Kafka broker and the media stack
- * both go away for several seconds. Once they are back, every conference-ended row reaches the topic (duplicates
- * only with the same ce_id) and every recorder stop request reaches the media stack; the invariants hold.
+ * Scenario 5, fast version: while four runners reap under live commands, the Kafka broker and the
+ * media stack both go away for several seconds. Once they are back, every conference-ended row
+ * reaches the topic (duplicates only with the same ce_id) and every recorder stop request reaches
+ * the media stack; the invariants hold.
  */
 class OutagesDuringManyRunnersTest {
 
@@ -76,37 +77,73 @@ class OutagesDuringManyRunnersTest {
         HikariDataSource deliveryPool = pool(db);
         closing.add(deliveryPool);
         OutboxRelay relay =
-            new OutboxRelay(deliveryPool, () -> new KafkaProducer<>(producer(servers)),
-                new RelayOptions(200, Duration.ofMillis(200), Duration.ofSeconds(30), 10, Duration.ofMillis(200),
-                    Duration.ofSeconds(2), Duration.ofDays(7), 1000, RelayOptions.DEFAULT_SOURCE),
-                DeliveryObserver.NONE, Duration.ofSeconds(3));
+            new OutboxRelay(
+                deliveryPool,
+                () -> new KafkaProducer<>(producer(servers)),
+                new RelayOptions(
+                    200,
+                    Duration.ofMillis(200),
+                    Duration.ofSeconds(30),
+                    10,
+                    Duration.ofMillis(200),
+                    Duration.ofSeconds(2),
+                    Duration.ofDays(7),
+                    1000,
+                    RelayOptions.DEFAULT_SOURCE),
+                DeliveryObserver.NONE,
+                Duration.ofSeconds(3));
         closing.add(relay);
         RecorderStopDispatcher recorder =
-            new RecorderStopDispatcher(deliveryPool,
-                new RecorderOptions(media.baseUrl(), Duration.ofMillis(500), Duration.ofSeconds(1), 100,
-                    Duration.ofMillis(200), Duration.ofSeconds(10), 50, Duration.ofMillis(200), Duration.ofSeconds(2)),
+            new RecorderStopDispatcher(
+                deliveryPool,
+                new RecorderOptions(
+                    media.baseUrl(),
+                    Duration.ofMillis(500),
+                    Duration.ofSeconds(1),
+                    100,
+                    Duration.ofMillis(200),
+                    Duration.ofSeconds(10),
+                    50,
+                    Duration.ofMillis(200),
+                    Duration.ofSeconds(2)),
                 DeliveryObserver.NONE);
-        DeliveryLoop relayLoop = new DeliveryLoop("relay", relay, Clock.systemUTC(), Duration.ofMillis(200),
-            new Backoff(Duration.ofMillis(200), Duration.ofSeconds(2)));
-        DeliveryLoop recorderLoop = new DeliveryLoop("recorder", recorder, Clock.systemUTC(), Duration.ofMillis(200),
-            new Backoff(Duration.ofMillis(200), Duration.ofSeconds(2)));
+        DeliveryLoop relayLoop =
+            new DeliveryLoop(
+                "relay",
+                relay,
+                Clock.systemUTC(),
+                Duration.ofMillis(200),
+                new Backoff(Duration.ofMillis(200), Duration.ofSeconds(2)));
+        DeliveryLoop recorderLoop =
+            new DeliveryLoop(
+                "recorder",
+                recorder,
+                Clock.systemUTC(),
+                Duration.ofMillis(200),
+                new Backoff(Duration.ofMillis(200), Duration.ofSeconds(2)));
 
         List<ReaperLoop> loops = new ArrayList<>();
         try (MessengerLoad load = new MessengerLoad(db.dataSource(), ids).start(4, 21)) {
           for (int i = 0; i < 4; i++) {
             HikariDataSource pool = pool(db);
             closing.add(pool);
-            ReaperLoop loop = new ReaperLoop(
-                new ConferenceRoomReaper(new PostgresReaperStore(pool), ManyRunnersTest.OPTIONS, ReaperObserver.NONE,
-                    List.of()), Clock.systemUTC(), null);
+            ReaperLoop loop =
+                new ReaperLoop(
+                    new ConferenceRoomReaper(
+                        new PostgresReaperStore(pool),
+                        ManyRunnersTest.OPTIONS,
+                        ReaperObserver.NONE,
+                        List.of()),
+                    Clock.systemUTC(),
+                    null);
             loops.add(loop);
             loop.start();
           }
           relayLoop.start();
           recorderLoop.start();
           Thread.sleep(2_000);
-          network.cut();      // Kafka unreachable
-          media.stop();       // media stack down
+          network.cut(); // Kafka unreachable
+          media.stop(); // media stack down
           Thread.sleep(4_000);
           network.restore();
           media.restart();
@@ -114,8 +151,12 @@ class OutagesDuringManyRunnersTest {
         } finally {
           loops.forEach(ReaperLoop::close);
         }
-        ConferenceRoomReaper settle = new ConferenceRoomReaper(
-            new PostgresReaperStore(db.dataSource()), ManyRunnersTest.OPTIONS, ReaperObserver.NONE, List.of());
+        ConferenceRoomReaper settle =
+            new ConferenceRoomReaper(
+                new PostgresReaperStore(db.dataSource()),
+                ManyRunnersTest.OPTIONS,
+                ReaperObserver.NONE,
+                List.of());
         Instant settledAt;
         CycleResult r;
         do {
@@ -125,7 +166,8 @@ class OutagesDuringManyRunnersTest {
         relayLoop.wakeUp();
         recorderLoop.wakeUp();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while ((relay.stats().pending() > 0 || recorder.stats().pending() > 0) && System.nanoTime() < deadline) {
+        while ((relay.stats().pending() > 0 || recorder.stats().pending() > 0)
+            && System.nanoTime() < deadline) {
           Thread.sleep(200); // waiting for the delivery loops to drain the outboxes
         }
         relayLoop.close();
@@ -134,35 +176,58 @@ class OutagesDuringManyRunnersTest {
         assertThat(relay.stats().pending()).isZero();
         assertThat(relay.stats().quarantined()).isZero();
         assertThat(recorder.stats().pending()).isZero();
-        Set<String> outboxIds = rooms.query("SELECT id FROM messenger.integration_outbox").stream()
-            .map(m -> m.get("id").toString()).collect(Collectors.toSet());
+        Set<String> outboxIds =
+            rooms.query("SELECT id FROM messenger.integration_outbox").stream()
+                .map(m -> m.get("id").toString())
+                .collect(Collectors.toSet());
         Set<String> seen = new HashSet<>();
         int records = 0;
         try (KafkaConsumer<String, byte[]> consumer = consumer(servers)) {
           long readUntil = System.nanoTime() + Duration.ofSeconds(60).toNanos();
           while (!seen.containsAll(outboxIds) && System.nanoTime() < readUntil) {
             for (ConsumerRecord<String, byte[]> rec : consumer.poll(Duration.ofMillis(500))) {
-              seen.add(new String(rec.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8));
+              seen.add(
+                  new String(rec.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8));
               records++;
             }
           }
         }
-        Set<String> stopIds = rooms.query("SELECT id FROM messenger.recorder_stop_requests").stream()
-            .map(m -> m.get("id").toString()).collect(Collectors.toSet());
-        Set<String> calledKeys = media.calls().stream().map(FakeMediaStack.Call::idempotencyKey).collect(Collectors.toSet());
+        Set<String> stopIds =
+            rooms.query("SELECT id FROM messenger.recorder_stop_requests").stream()
+                .map(m -> m.get("id").toString())
+                .collect(Collectors.toSet());
+        Set<String> calledKeys =
+            media.calls().stream()
+                .map(FakeMediaStack.Call::idempotencyKey)
+                .collect(Collectors.toSet());
 
         InvariantChecker checker = new InvariantChecker(db.dataSource());
-        // The SLO is ManyRunnersTest's subject; here rooms that become due queue behind the seeded backlog (claims are
+        // The SLO is ManyRunnersTest's subject; here rooms that become due queue behind the seeded
+        // backlog (claims are
         // oldest first), so only the other invariants are checked (sloFrom = the end of the run).
-        List<String> violations = checker.violations(settledAt, settledAt, ManyRunnersTest.OPTIONS.emptyRoomGrace(),
-            ManyRunnersTest.OPTIONS.provisionTimeout(), ManyRunnersTest.OPTIONS.staleLiveTimeout(),
-            ManyRunnersTest.OPTIONS.pollingInterval(), ManyRunnersTest.TOLERANCE);
-        System.out.printf("scenario outages: conferences=%d runners=4 outboxRows=%d records=%d distinctCeIds=%d"
+        List<String> violations =
+            checker.violations(
+                settledAt,
+                settledAt,
+                ManyRunnersTest.OPTIONS.emptyRoomGrace(),
+                ManyRunnersTest.OPTIONS.provisionTimeout(),
+                ManyRunnersTest.OPTIONS.staleLiveTimeout(),
+                ManyRunnersTest.OPTIONS.pollingInterval(),
+                ManyRunnersTest.TOLERANCE);
+        System.out.printf(
+            "scenario outages: conferences=%d runners=4 outboxRows=%d records=%d distinctCeIds=%d"
                 + " stopRequests=%d mediaCalls=%d distinctKeys=%d violations=%d%n",
-            ids.size(), outboxIds.size(), records, seen.size(), stopIds.size(), media.calls().size(),
-            calledKeys.size(), violations.size());
+            ids.size(),
+            outboxIds.size(),
+            records,
+            seen.size(),
+            stopIds.size(),
+            media.calls().size(),
+            calledKeys.size(),
+            violations.size());
         assertThat(outboxIds).isNotEmpty();
-        assertThat(seen).isEqualTo(outboxIds); // everything delivered; any duplicate carried a known ce_id
+        assertThat(seen)
+            .isEqualTo(outboxIds); // everything delivered; any duplicate carried a known ce_id
         assertThat(stopIds).isNotEmpty();
         assertThat(calledKeys).containsAll(stopIds);
         assertThat(violations).isEmpty();
@@ -186,25 +251,42 @@ class OutagesDuringManyRunnersTest {
 
   static Map<String, Object> producer(String servers) {
     return Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
-        ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-        ProducerConfig.MAX_BLOCK_MS_CONFIG, 1500,
-        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1500,
-        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 3000,
-        ProducerConfig.LINGER_MS_CONFIG, 5);
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        servers,
+        ProducerConfig.ACKS_CONFIG,
+        "all",
+        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+        true,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+        StringSerializer.class,
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+        ByteArraySerializer.class,
+        ProducerConfig.MAX_BLOCK_MS_CONFIG,
+        1500,
+        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+        1500,
+        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+        3000,
+        ProducerConfig.LINGER_MS_CONFIG,
+        5);
   }
 
   static KafkaConsumer<String, byte[]> consumer(String servers) {
-    KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
-        ConsumerConfig.GROUP_ID_CONFIG, "outage-" + UUID.randomUUID(),
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
-        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
+    KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                servers,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "outage-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                2000,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class));
     consumer.subscribe(List.of(ConferenceEndedEvent.TOPIC));
     return consumer;
   }

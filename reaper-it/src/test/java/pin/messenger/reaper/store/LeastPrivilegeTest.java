@@ -29,8 +29,9 @@ import pin.messenger.reaper.testing.Rooms.Room;
 import pin.messenger.reaper.testing.TestDatabase;
 
 /**
- * The documented least-privilege roles (ops/sql): migrations as the owner role, the whole worker as the worker
- * role — and the worker role cannot do what it must not (delete sessions, rewrite their ids or chats).
+ * The documented least-privilege roles (ops/sql): migrations as the owner role, the whole worker as
+ * the worker role — and the worker role cannot do what it must not (delete sessions, rewrite their
+ * ids or chats).
  */
 class LeastPrivilegeTest {
   static TestDatabase admin;
@@ -40,14 +41,16 @@ class LeastPrivilegeTest {
   @BeforeAll
   static void roles() throws Exception {
     admin = TestDatabase.create(false);
-    try (Connection c = admin.dataSource().getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = admin.dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute(Files.readString(Path.of("ops/sql/least-privilege.sql")));
       st.execute("ALTER ROLE conference_reaper_owner PASSWORD 'owner-pw'");
       st.execute("ALTER ROLE conference_reaper PASSWORD 'worker-pw'");
     }
     owner = pool("conference_reaper_owner", "owner-pw");
     SchemaMigrations.migrate(owner);
-    try (Connection c = admin.dataSource().getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = admin.dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute(Files.readString(Path.of("ops/sql/least-privilege-grants.sql")));
     }
     worker = pool("conference_reaper", "worker-pw");
@@ -82,19 +85,28 @@ class LeastPrivilegeTest {
     PostgresReaperStore store = new PostgresReaperStore(worker);
 
     CycleResult result =
-        new ConferenceRoomReaper(store, ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of())
+        new ConferenceRoomReaper(
+                store, ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of())
             .runOnce(asOf, Cancellation.NONE);
 
     assertThat(result.emptyTimeout()).isEqualTo(1);
     assertThat(result.provisionFailed()).isEqualTo(1);
     assertThat(result.failed()).isEqualTo(1);
     assertThat(SchemaVerifier.missing(worker)).isEmpty();
-    Map<String, Object> status = new Diagnostics(worker, store).status(asOf, ConferenceRoomReaperOptions.defaults());
+    Map<String, Object> status =
+        new Diagnostics(worker, store).status(asOf, ConferenceRoomReaperOptions.defaults());
     assertThat(status.get("poisonCount")).isEqualTo(1L);
-    try (OutboxRelay relay = new OutboxRelay(worker, () -> null, RelayOptions.defaults(), DeliveryObserver.NONE,
-        Duration.ofSeconds(5))) {
+    try (OutboxRelay relay =
+        new OutboxRelay(
+            worker,
+            () -> null,
+            RelayOptions.defaults(),
+            DeliveryObserver.NONE,
+            Duration.ofSeconds(5))) {
       assertThat(relay.stats().pending()).isEqualTo(1);
-      asOwner.exec("UPDATE messenger.integration_outbox SET published_at = ?", Rooms.ts(asOf.minus(Duration.ofDays(8))));
+      asOwner.exec(
+          "UPDATE messenger.integration_outbox SET published_at = ?",
+          Rooms.ts(asOf.minus(Duration.ofDays(8))));
       assertThat(relay.sweep(asOf, 10)).isEqualTo(1);
     }
   }
@@ -104,10 +116,14 @@ class LeastPrivilegeTest {
     Rooms asWorker = new Rooms(worker);
     Room room = new Rooms(owner).insert(Rooms.emptyActive(Instant.now()));
 
-    assertThatThrownBy(() -> asWorker.exec("DELETE FROM messenger.conference_sessions WHERE id = ?", room.id))
+    assertThatThrownBy(
+            () -> asWorker.exec("DELETE FROM messenger.conference_sessions WHERE id = ?", room.id))
         .hasMessageContaining("permission denied");
-    assertThatThrownBy(() -> asWorker.exec(
-            "UPDATE messenger.conference_sessions SET chat_id = gen_random_uuid() WHERE id = ?", room.id))
+    assertThatThrownBy(
+            () ->
+                asWorker.exec(
+                    "UPDATE messenger.conference_sessions SET chat_id = gen_random_uuid() WHERE id = ?",
+                    room.id))
         .hasMessageContaining("permission denied");
     assertThatThrownBy(() -> asWorker.exec("DELETE FROM messenger.realtime_outbox"))
         .hasMessageContaining("permission denied");

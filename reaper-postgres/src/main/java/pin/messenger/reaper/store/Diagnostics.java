@@ -19,9 +19,10 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 
 /**
- * Read-only answers for operators ({@code bin/reaper status} and {@code explain}): who holds the run lock, poison
- * rows, pending deliveries, and everything about one conference. Never changes a row; takes a row lock only to
- * find out, without waiting, whether someone else holds it, and releases it at once.
+ * Read-only answers for operators ({@code bin/reaper status} and {@code explain}): who holds the
+ * run lock, poison rows, pending deliveries, and everything about one conference. Never changes a
+ * row; takes a row lock only to find out, without waiting, whether someone else holds it, and
+ * releases it at once.
  */
 public final class Diagnostics {
 
@@ -104,7 +105,8 @@ public final class Diagnostics {
   }
 
   /** Everything {@code status} shows, as ordered maps ready for a table or JSON. */
-  public Map<String, Object> status(Instant asOf, ConferenceRoomReaperOptions options) throws SQLException {
+  public Map<String, Object> status(Instant asOf, ConferenceRoomReaperOptions options)
+      throws SQLException {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("asOf", asOf.toString());
     Backlog backlog = store.backlog(asOf, options);
@@ -114,8 +116,11 @@ public final class Diagnostics {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("due", p.due());
       m.put("oldestDueSince", p.oldestDueSince() == null ? null : p.oldestDueSince().toString());
-      m.put("oldestDueAgeSeconds",
-          p.oldestDueSince() == null ? null : Math.max(0, asOf.getEpochSecond() - p.oldestDueSince().getEpochSecond()));
+      m.put(
+          "oldestDueAgeSeconds",
+          p.oldestDueSince() == null
+              ? null
+              : Math.max(0, asOf.getEpochSecond() - p.oldestDueSince().getEpochSecond()));
       phases.put(phase.label(), m);
     }
     out.put("phases", phases);
@@ -130,8 +135,11 @@ public final class Diagnostics {
     return out;
   }
 
-  /** Everything {@code explain} shows about one conference; null when there is no such conference. */
-  public Map<String, Object> explain(UUID id, Instant asOf, ConferenceRoomReaperOptions options) throws Exception {
+  /**
+   * Everything {@code explain} shows about one conference; null when there is no such conference.
+   */
+  public Map<String, Object> explain(UUID id, Instant asOf, ConferenceRoomReaperOptions options)
+      throws Exception {
     Map<String, Object> row;
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> found = rows(c, SESSION, id);
@@ -145,7 +153,9 @@ public final class Diagnostics {
     out.put("phases", phaseVerdicts(row, asOf, options));
     out.put("rowLock", rowLock(id));
     try (Connection c = dataSource.getConnection()) {
-      out.put("integrationOutbox", rows(c, OUTBOX_OF, String.valueOf(row.get("deal_id")), id.toString()));
+      out.put(
+          "integrationOutbox",
+          rows(c, OUTBOX_OF, String.valueOf(row.get("deal_id")), id.toString()));
       out.put("realtimeOutbox", rows(c, REALTIME_OF, id));
       out.put("recorderStopRequests", rows(c, STOPS_OF, id));
     }
@@ -153,29 +163,43 @@ public final class Diagnostics {
   }
 
   /** For each phase: does its predicate match now, and if not, when it will (or why never). */
-  static Map<String, Object> phaseVerdicts(Map<String, Object> row, Instant asOf, ConferenceRoomReaperOptions o) {
+  static Map<String, Object> phaseVerdicts(
+      Map<String, Object> row, Instant asOf, ConferenceRoomReaperOptions o) {
     String status = (String) row.get("status");
     Instant last = (Instant) row.get("last_activity_at");
     Instant created = (Instant) row.get("created_at");
     Instant backoff = (Instant) row.get("reaper_next_attempt_at");
     int count = ((Number) row.get("active_participant_count")).intValue();
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put(Phase.EMPTY_ROOM.label(),
-        !"Active".equals(status) ? "never: status is " + status
-            : count != 0 ? "not while active_participant_count = " + count
-            : verdict(last.plus(o.emptyRoomGrace()), asOf, backoff));
-    out.put(Phase.PROVISION_TIMEOUT.label(),
-        !"Provisioning".equals(status) ? "never: status is " + status
+    out.put(
+        Phase.EMPTY_ROOM.label(),
+        !"Active".equals(status)
+            ? "never: status is " + status
+            : count != 0
+                ? "not while active_participant_count = " + count
+                : verdict(last.plus(o.emptyRoomGrace()), asOf, backoff));
+    out.put(
+        Phase.PROVISION_TIMEOUT.label(),
+        !"Provisioning".equals(status)
+            ? "never: status is " + status
             : verdict(created.plus(o.provisionTimeout()), asOf, backoff));
-    out.put(Phase.STALE_LIVE.label(),
-        !"Active".equals(status) ? "never: status is " + status
+    out.put(
+        Phase.STALE_LIVE.label(),
+        !"Active".equals(status)
+            ? "never: status is " + status
             : verdict(last.plus(o.staleLiveTimeout()), asOf, backoff));
     return out;
   }
 
   private static String verdict(Instant dueAt, Instant asOf, Instant backoff) {
-    String base = dueAt.isAfter(asOf) ? "due at " + dueAt + " (in " + (dueAt.getEpochSecond() - asOf.getEpochSecond()) + " s)"
-        : "DUE since " + dueAt + " (" + (asOf.getEpochSecond() - dueAt.getEpochSecond()) + " s ago)";
+    String base =
+        dueAt.isAfter(asOf)
+            ? "due at " + dueAt + " (in " + (dueAt.getEpochSecond() - asOf.getEpochSecond()) + " s)"
+            : "DUE since "
+                + dueAt
+                + " ("
+                + (asOf.getEpochSecond() - dueAt.getEpochSecond())
+                + " s ago)";
     if (backoff != null && backoff.isAfter(asOf)) {
       base += "; poison backoff until " + backoff;
     }
@@ -183,8 +207,9 @@ public final class Diagnostics {
   }
 
   /**
-   * Whether another transaction holds the row now, and who: one session waits briefly for the row lock while a
-   * second asks the server whom it waits for. Both roll back; the waiting gives up after 300 ms.
+   * Whether another transaction holds the row now, and who: one session waits briefly for the row
+   * lock while a second asks the server whom it waits for. Both roll back; the waiting gives up
+   * after 300 ms.
    */
   Map<String, Object> rowLock(UUID id) throws Exception {
     try (Connection waiter = dataSource.getConnection();
@@ -227,7 +252,8 @@ public final class Diagnostics {
     }
   }
 
-  static List<Map<String, Object>> rows(Connection c, String sql, Object... params) throws SQLException {
+  static List<Map<String, Object>> rows(Connection c, String sql, Object... params)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < params.length; i++) {
         ps.setObject(i + 1, params[i]);

@@ -24,9 +24,10 @@ import pin.messenger.reaper.core.StoreException;
 import pin.messenger.reaper.core.Transition;
 
 /**
- * One batch transaction over {@code messenger.conference_sessions} and its outboxes. Claims are one statement
- * each, the writes of a whole batch are one statement; a data error falls back to halves under savepoints so a
- * poison row is isolated without giving up set-based writes for the healthy rows.
+ * One batch transaction over {@code messenger.conference_sessions} and its outboxes. Claims are one
+ * statement each, the writes of a whole batch are one statement; a data error falls back to halves
+ * under savepoints so a poison row is isolated without giving up set-based writes for the healthy
+ * rows.
  */
 final class PostgresBatch implements ReaperStore.Batch {
   private static final Logger log = LoggerFactory.getLogger(PostgresBatch.class);
@@ -38,7 +39,10 @@ final class PostgresBatch implements ReaperStore.Batch {
              set_config('idle_in_transaction_session_timeout', ?, true)
       """;
 
-  /** Due predicates per phase. Each is served by ix_conf_active (status, last_activity_at, count, created_at). */
+  /**
+   * Due predicates per phase. Each is served by ix_conf_active (status, last_activity_at, count,
+   * created_at).
+   */
   static final String EMPTY_ROOM_DUE =
       "s.status = 'Active' AND s.active_participant_count = 0 AND s.last_activity_at <= ?";
 
@@ -47,11 +51,13 @@ final class PostgresBatch implements ReaperStore.Batch {
   static final String STALE_LIVE_DUE = "s.status = 'Active' AND s.last_activity_at <= ?";
 
   /** Poison rows wait out their backoff before they are claimed again. */
-  static final String NOT_BACKING_OFF = "(s.reaper_next_attempt_at IS NULL OR s.reaper_next_attempt_at <= ?)";
+  static final String NOT_BACKING_OFF =
+      "(s.reaper_next_attempt_at IS NULL OR s.reaper_next_attempt_at <= ?)";
 
   /**
-   * Claim: lock at most N due rows, oldest first, passing over rows other transactions hold; then read what the
-   * event needs (distinct roster in join order, newest recording, recordings still running) for just those rows.
+   * Claim: lock at most N due rows, oldest first, passing over rows other transactions hold; then
+   * read what the event needs (distinct roster in join order, newest recording, recordings still
+   * running) for just those rows.
    */
   static final String CLAIM =
       """
@@ -79,7 +85,10 @@ final class PostgresBatch implements ReaperStore.Batch {
        ORDER BY c.%3$s
       """;
 
-  /** Due rows (locked or not) up to a claim-order key: what the claim saw minus what it got is what it skipped. */
+  /**
+   * Due rows (locked or not) up to a claim-order key: what the claim saw minus what it got is what
+   * it skipped.
+   */
   static final String COUNT_DUE =
       """
       SELECT count(*) FROM messenger.conference_sessions s
@@ -88,8 +97,9 @@ final class PostgresBatch implements ReaperStore.Batch {
       """;
 
   /**
-   * The batch's writes in one statement: status-guarded transitions, then for exactly the rows the guard let
-   * through, the integration-outbox, realtime-outbox and recorder-stop rows. Returns the ids actually closed.
+   * The batch's writes in one statement: status-guarded transitions, then for exactly the rows the
+   * guard let through, the integration-outbox, realtime-outbox and recorder-stop rows. Returns the
+   * ids actually closed.
    */
   static final String APPLY =
       """
@@ -125,7 +135,10 @@ final class PostgresBatch implements ReaperStore.Batch {
       SELECT id FROM closed
       """;
 
-  /** Keeps a poison row's error on it and backs it off exponentially from the polling interval to a cap. */
+  /**
+   * Keeps a poison row's error on it and backs it off exponentially from the polling interval to a
+   * cap.
+   */
   static final String RECORD_FAILURES =
       """
       UPDATE messenger.conference_sessions s
@@ -143,7 +156,8 @@ final class PostgresBatch implements ReaperStore.Batch {
   private final Connection connection;
   private boolean committed;
 
-  PostgresBatch(Connection connection, Duration statementTimeout, Duration idleTimeout) throws SQLException {
+  PostgresBatch(Connection connection, Duration statementTimeout, Duration idleTimeout)
+      throws SQLException {
     this.connection = connection;
     try (PreparedStatement ps = connection.prepareStatement(SET_LIMITS)) {
       ps.setString(1, statementTimeout.toMillis() + "ms");
@@ -161,7 +175,9 @@ final class PostgresBatch implements ReaperStore.Batch {
     };
   }
 
-  /** The column claims order by: oldest presence first, or oldest creation for Provisioning rooms. */
+  /**
+   * The column claims order by: oldest presence first, or oldest creation for Provisioning rooms.
+   */
   /** The column of {@link Phase#orderKey}: the two must name the same timestamp. */
   static String orderColumn(Phase phase) {
     return phase == Phase.PROVISION_TIMEOUT ? "created_at" : "last_activity_at";
@@ -212,15 +228,22 @@ final class PostgresBatch implements ReaperStore.Batch {
 
   @Override
   public int countSkippedLocked(
-      Phase phase, Instant cutoff, Instant asOf, List<ConferenceSession> claimed, int limit, Instant after) {
-    // A full claim may have stopped before later due rows: only rows up to its last key were passed over.
+      Phase phase,
+      Instant cutoff,
+      Instant asOf,
+      List<ConferenceSession> claimed,
+      int limit,
+      Instant after) {
+    // A full claim may have stopped before later due rows: only rows up to its last key were passed
+    // over.
     Instant upTo = cutoff;
     if (claimed.size() >= limit && !claimed.isEmpty()) {
       upTo = phase.orderKey(claimed.get(claimed.size() - 1));
     }
-    long claimedInRange = after == null
-        ? claimed.size()
-        : claimed.stream().filter(s -> phase.orderKey(s).isAfter(after)).count();
+    long claimedInRange =
+        after == null
+            ? claimed.size()
+            : claimed.stream().filter(s -> phase.orderKey(s).isAfter(after)).count();
     try (PreparedStatement ps = connection.prepareStatement(countDueSql(phase))) {
       ps.setObject(1, Sql.ts(cutoff));
       ps.setObject(2, Sql.ts(asOf));
@@ -236,7 +259,8 @@ final class PostgresBatch implements ReaperStore.Batch {
   }
 
   @Override
-  public ReaperStore.ApplyResult apply(List<Transition> transitions, String correlationId, Instant asOf) {
+  public ReaperStore.ApplyResult apply(
+      List<Transition> transitions, String correlationId, Instant asOf) {
     List<Transition> applied = new ArrayList<>(transitions.size());
     List<Transition> raceLost = new ArrayList<>();
     Map<UUID, String> failed = new LinkedHashMap<>();
@@ -248,7 +272,10 @@ final class PostgresBatch implements ReaperStore.Batch {
     return new ReaperStore.ApplyResult(applied, raceLost, failed);
   }
 
-  /** Writes {@code part} in one statement; on a data error splits it in halves until the bad rows are alone. */
+  /**
+   * Writes {@code part} in one statement; on a data error splits it in halves until the bad rows
+   * are alone.
+   */
   private void applyIsolating(
       List<Transition> part,
       String correlationId,
@@ -273,7 +300,8 @@ final class PostgresBatch implements ReaperStore.Batch {
       }
       int mid = part.size() / 2;
       applyIsolating(part.subList(0, mid), correlationId, asOf, applied, raceLost, failed);
-      applyIsolating(part.subList(mid, part.size()), correlationId, asOf, applied, raceLost, failed);
+      applyIsolating(
+          part.subList(mid, part.size()), correlationId, asOf, applied, raceLost, failed);
       return;
     }
     for (Transition t : part) {
@@ -281,7 +309,8 @@ final class PostgresBatch implements ReaperStore.Batch {
     }
   }
 
-  private Set<UUID> write(List<Transition> part, String correlationId, Instant asOf) throws SQLException {
+  private Set<UUID> write(List<Transition> part, String correlationId, Instant asOf)
+      throws SQLException {
     int n = part.size();
     List<UUID> ids = new ArrayList<>(n);
     List<String> from = new ArrayList<>(n);
@@ -289,9 +318,12 @@ final class PostgresBatch implements ReaperStore.Batch {
     List<String> reasons = new ArrayList<>(n);
     List<Long> durations = new ArrayList<>(n);
     List<UUID> eventConferences = new ArrayList<>(n);
-    // The payloads travel as one JSON array, not a text[]: a text[] literal makes the driver escape every
-    // character of every payload (the hottest frame of the drain profile, docs/benchmarks.md). Row ids are made
-    // by PostgreSQL (gen_random_uuid()): 3 SecureRandom draws and 3 uuid[] parameters fewer per closed row.
+    // The payloads travel as one JSON array, not a text[]: a text[] literal makes the driver escape
+    // every
+    // character of every payload (the hottest frame of the drain profile, docs/benchmarks.md). Row
+    // ids are made
+    // by PostgreSQL (gen_random_uuid()): 3 SecureRandom draws and 3 uuid[] parameters fewer per
+    // closed row.
     StringBuilder payloads = new StringBuilder(n * 600).append('[');
     List<UUID> realtimeConferences = new ArrayList<>(n);
     List<String> realtimeKinds = new ArrayList<>(n);
@@ -352,7 +384,8 @@ final class PostgresBatch implements ReaperStore.Batch {
   }
 
   @Override
-  public void recordFailures(Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap) {
+  public void recordFailures(
+      Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap) {
     List<UUID> ids = new ArrayList<>(errors.keySet());
     List<String> messages = new ArrayList<>(errors.size());
     for (String m : errors.values()) {
@@ -375,13 +408,17 @@ final class PostgresBatch implements ReaperStore.Batch {
       if (savepoint == null || !Sql.isDataError(e)) {
         throw new StoreException("recording poison rows failed: " + Sql.describe(e), e);
       }
-      // The bookkeeping itself is rejected by the row (e.g. a trigger): keep the healthy rows' closes.
+      // The bookkeeping itself is rejected by the row (e.g. a trigger): keep the healthy rows'
+      // closes.
       try {
         connection.rollback(savepoint);
       } catch (SQLException rollbackFailure) {
-        throw new StoreException("recording poison rows failed: " + Sql.describe(rollbackFailure), rollbackFailure);
+        throw new StoreException(
+            "recording poison rows failed: " + Sql.describe(rollbackFailure), rollbackFailure);
       }
-      log.atWarn().addKeyValue("conferenceIds", ids).addKeyValue("reason", Sql.describe(e))
+      log.atWarn()
+          .addKeyValue("conferenceIds", ids)
+          .addKeyValue("reason", Sql.describe(e))
           .log("could not keep the error on poison rows; they are logged only");
     }
   }

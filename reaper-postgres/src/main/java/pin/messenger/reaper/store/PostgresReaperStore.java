@@ -11,28 +11,30 @@ import java.util.Map;
 import javax.sql.DataSource;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
-import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.LockLostException;
+import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
 
 /**
- * PostgreSQL implementation of the reaper's storage port. Plain JDBC over a pooled {@link DataSource}; it owns the
- * run lock and opens the batch transactions ({@link PostgresBatch}).
+ * PostgreSQL implementation of the reaper's storage port. Plain JDBC over a pooled {@link
+ * DataSource}; it owns the run lock and opens the batch transactions ({@link PostgresBatch}).
  */
 public final class PostgresReaperStore implements ReaperStore {
 
   /**
-   * Name hashed into the advisory-lock key. The bigint key is {@code hashtextextended(name, 0)}, computed by the
-   * server so that operators find the holder in {@code pg_locks} with the same expression. A 64-bit hash of a
-   * name qualified by schema and job cannot plausibly collide with another advisory-lock user of the database.
+   * Name hashed into the advisory-lock key. The bigint key is {@code hashtextextended(name, 0)},
+   * computed by the server so that operators find the holder in {@code pg_locks} with the same
+   * expression. A 64-bit hash of a name qualified by schema and job cannot plausibly collide with
+   * another advisory-lock user of the database.
    */
   public static final String RUN_LOCK_NAME = "messenger.conference_room_reaper";
 
   /**
-   * A transaction-level lock: it cannot be left behind on a pooled connection (commit, rollback or a dead
-   * connection all free it). The same transaction sets {@code idle_in_transaction_session_timeout} to the TTL, so a
-   * holder that hangs (never speaks again) has its session ended, and so the lock freed, by the server alone.
+   * A transaction-level lock: it cannot be left behind on a pooled connection (commit, rollback or
+   * a dead connection all free it). The same transaction sets {@code
+   * idle_in_transaction_session_timeout} to the TTL, so a holder that hangs (never speaks again)
+   * has its session ended, and so the lock freed, by the server alone.
    */
   static final String TRY_RUN_LOCK =
       """
@@ -41,14 +43,18 @@ public final class PostgresReaperStore implements ReaperStore {
              pg_try_advisory_xact_lock(hashtextextended(?, 0))
       """;
 
-  /** Heartbeat on the lock connection: fails when the server has ended the session (and so freed the lock). */
+  /**
+   * Heartbeat on the lock connection: fails when the server has ended the session (and so freed the
+   * lock).
+   */
   static final String VERIFY_RUN_LOCK = "SELECT 1";
 
   private static final Duration LOCK_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
   /**
-   * Due rows per phase over ix_conf_active (live rows only). A row due in two phases counts once in the total;
-   * "due since" is when the row's window ended (reference time + window), so its age is how late it is.
+   * Due rows per phase over ix_conf_active (live rows only). A row due in two phases counts once in
+   * the total; "due since" is when the row's window ended (reference time + window), so its age is
+   * how late it is.
    */
   static final String BACKLOG =
       """
@@ -107,7 +113,9 @@ public final class PostgresReaperStore implements ReaperStore {
     Instant stale = Phase.STALE_LIVE.cutoff(asOf, options);
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(BACKLOG)) {
-      Instant[] params = {empty, empty, provision, provision, stale, stale, empty, provision, stale};
+      Instant[] params = {
+        empty, empty, provision, provision, stale, stale, empty, provision, stale
+      };
       for (int i = 0; i < params.length; i++) {
         ps.setObject(i + 1, Sql.ts(params[i]));
       }
@@ -124,9 +132,11 @@ public final class PostgresReaperStore implements ReaperStore {
     }
   }
 
-  private static Backlog.PhaseBacklog phase(ResultSet rs, String prefix, Duration window) throws SQLException {
+  private static Backlog.PhaseBacklog phase(ResultSet rs, String prefix, Duration window)
+      throws SQLException {
     Instant oldest = Sql.instant(rs, prefix + "_oldest");
-    return new Backlog.PhaseBacklog(rs.getLong(prefix + "_due"), oldest == null ? null : oldest.plus(window));
+    return new Backlog.PhaseBacklog(
+        rs.getLong(prefix + "_due"), oldest == null ? null : oldest.plus(window));
   }
 
   @Override
@@ -142,7 +152,9 @@ public final class PostgresReaperStore implements ReaperStore {
     }
   }
 
-  /** Rolls back and returns a connection, ignoring failures of a connection that is already dead. */
+  /**
+   * Rolls back and returns a connection, ignoring failures of a connection that is already dead.
+   */
   static void endQuietly(Connection c) {
     if (c == null) {
       return;
@@ -189,15 +201,18 @@ public final class PostgresReaperStore implements ReaperStore {
       if (connection == null) {
         return;
       }
-      // Ending the lock's transaction frees the transaction-level advisory lock. If it cannot be ended, the server
-      // has already ended the session (TTL passed, backend terminated): the lock was lost before the cycle ended.
+      // Ending the lock's transaction frees the transaction-level advisory lock. If it cannot be
+      // ended, the server
+      // has already ended the session (TTL passed, backend terminated): the lock was lost before
+      // the cycle ended.
       try {
         connection.rollback();
       } catch (SQLException e) {
         org.slf4j.LoggerFactory.getLogger(PostgresReaperStore.class)
             .atWarn()
             .addKeyValue("reason", Sql.describe(e))
-            .log("run lock was lost before the cycle ended (its TTL passed or its session was ended)");
+            .log(
+                "run lock was lost before the cycle ended (its TTL passed or its session was ended)");
       }
       endQuietly(connection);
     }

@@ -15,8 +15,8 @@ import pin.messenger.reaper.core.StoreException;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * Checks, where the messenger owns the schema ({@code reaper.schema.migrate=false}), that every table and column
- * the worker reads or writes exists, and fails naming each one that does not.
+ * Checks, where the messenger owns the schema ({@code reaper.schema.migrate=false}), that every
+ * table and column the worker reads or writes exists, and fails naming each one that does not.
  */
 public final class SchemaVerifier {
 
@@ -27,28 +27,74 @@ public final class SchemaVerifier {
     REQUIRED.put(
         "conference_sessions",
         List.of(
-            "id", "chat_id", "deal_id", "tenant_id", "media_type", "status", "end_reason",
-            "started_by_user_id", "created_at", "started_at", "ended_at", "last_activity_at", "updated_at",
-            "active_participant_count", "peak_participant_count", "duration_seconds", "reaper_attempts",
-            "reaper_last_error", "reaper_last_error_at", "reaper_next_attempt_at"));
-    REQUIRED.put("conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
-    REQUIRED.put("call_recordings", List.of("id", "conference_id", "status", "created_at", "updated_at"));
+            "id",
+            "chat_id",
+            "deal_id",
+            "tenant_id",
+            "media_type",
+            "status",
+            "end_reason",
+            "started_by_user_id",
+            "created_at",
+            "started_at",
+            "ended_at",
+            "last_activity_at",
+            "updated_at",
+            "active_participant_count",
+            "peak_participant_count",
+            "duration_seconds",
+            "reaper_attempts",
+            "reaper_last_error",
+            "reaper_last_error_at",
+            "reaper_next_attempt_at"));
+    REQUIRED.put(
+        "conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
+    REQUIRED.put(
+        "call_recordings", List.of("id", "conference_id", "status", "created_at", "updated_at"));
     REQUIRED.put(
         "integration_outbox",
         List.of(
-            "id", "topic", "message_key", "event_type", "payload", "occurred_at", "correlation_id",
-            "published_at", "seq", "attempts", "last_error", "next_attempt_at", "locked_until", "locked_by",
+            "id",
+            "topic",
+            "message_key",
+            "event_type",
+            "payload",
+            "occurred_at",
+            "correlation_id",
+            "published_at",
+            "seq",
+            "attempts",
+            "last_error",
+            "next_attempt_at",
+            "locked_until",
+            "locked_by",
             "quarantined_at"));
     REQUIRED.put(
         "realtime_outbox",
         List.of(
-            "id", "kind", "target_kind", "chat_id", "session_kind", "conference_id", "created_at",
+            "id",
+            "kind",
+            "target_kind",
+            "chat_id",
+            "session_kind",
+            "conference_id",
+            "created_at",
             "dispatched_at"));
     REQUIRED.put(
         "recorder_stop_requests",
         List.of(
-            "id", "recording_id", "conference_id", "reason", "created_at", "delivered_at", "attempts",
-            "last_error", "next_attempt_at", "locked_until", "locked_by", "gave_up_at"));
+            "id",
+            "recording_id",
+            "conference_id",
+            "reason",
+            "created_at",
+            "delivered_at",
+            "attempts",
+            "last_error",
+            "next_attempt_at",
+            "locked_until",
+            "locked_by",
+            "gave_up_at"));
   }
 
   static final String COLUMNS =
@@ -63,7 +109,10 @@ public final class SchemaVerifier {
 
   private SchemaVerifier() {}
 
-  /** Returns the missing items ("messenger.t.c", or "index messenger.ix_conf_active"); empty when all exist. */
+  /**
+   * Returns the missing items ("messenger.t.c", or "index messenger.ix_conf_active"); empty when
+   * all exist.
+   */
   public static List<String> missing(DataSource dataSource) {
     Set<String> present = new HashSet<>();
     boolean index;
@@ -100,7 +149,10 @@ public final class SchemaVerifier {
     return missing;
   }
 
-  /** Fails with a message naming every missing table column (and the partial index) when anything is missing. */
+  /**
+   * Fails with a message naming every missing table column (and the partial index) when anything is
+   * missing.
+   */
   public static void verify(DataSource dataSource) {
     List<String> missing = missing(dataSource);
     if (!missing.isEmpty()) {

@@ -15,7 +15,10 @@ import java.util.UUID;
 final class Sql {
   private Sql() {}
 
-  /** PostgreSQL error classes that mean "this row's data cannot be written", not "the database is unwell". */
+  /**
+   * PostgreSQL error classes that mean "this row's data cannot be written", not "the database is
+   * unwell".
+   */
   static boolean isDataError(SQLException e) {
     String state = e.getSQLState();
     return state != null
@@ -24,7 +27,10 @@ final class Sql {
             || state.startsWith("P0")); // raised by a trigger or function
   }
 
-  /** SQLState and the first line of the server message: no row contents (the DETAIL line may carry values). */
+  /**
+   * SQLState and the first line of the server message: no row contents (the DETAIL line may carry
+   * values).
+   */
   static String describe(SQLException e) {
     String message = String.valueOf(e.getMessage());
     int nl = message.indexOf('\n');

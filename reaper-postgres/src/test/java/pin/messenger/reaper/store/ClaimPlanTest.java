@@ -18,7 +18,10 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 import pin.messenger.reaper.testing.TestDatabase;
 
-/** Every claim (and its skipped-locked count) is served by the partial index and never reads terminal rows. */
+/**
+ * Every claim (and its skipped-locked count) is served by the partial index and never reads
+ * terminal rows.
+ */
 class ClaimPlanTest {
   static TestDatabase db;
   static final Instant AS_OF = Instant.parse("2026-12-02T10:00:00Z");
@@ -89,7 +92,9 @@ class ClaimPlanTest {
         ps.setInt(3, 100);
       } else {
         ps.setObject(3, Rooms.ts(cutoff));
-        ps.setObject(4, Rooms.ts(cutoff.minusSeconds(3600))); // a later drain batch: counted past a lower bound
+        ps.setObject(
+            4,
+            Rooms.ts(cutoff.minusSeconds(3600))); // a later drain batch: counted past a lower bound
       }
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {

@@ -20,7 +20,10 @@ import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
-/** A poison row never sinks its batch: isolated, logged, counted, kept with its error, retried later. */
+/**
+ * A poison row never sinks its batch: isolated, logged, counted, kept with its error, retried
+ * later.
+ */
 class PoisonRowTest extends DatabaseTest {
 
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
@@ -37,7 +40,9 @@ class PoisonRowTest extends DatabaseTest {
             reportedFailures.add(conferenceId);
           }
         };
-    reaper = new ConferenceRoomReaper(new PostgresReaperStore(db.dataSource()), options, observer, List.of());
+    reaper =
+        new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()), options, observer, List.of());
   }
 
   @Test
@@ -76,7 +81,8 @@ class PoisonRowTest extends DatabaseTest {
     assertThat(retried.failed()).isEqualTo(1);
     Map<String, Object> row = rooms.row(poison.id);
     assertThat(row.get("reaper_attempts")).isEqualTo(2);
-    assertThat(row.get("reaper_next_attempt_at")).isEqualTo(asOf.plusSeconds(30).plus(options.pollingInterval().multipliedBy(2)));
+    assertThat(row.get("reaper_next_attempt_at"))
+        .isEqualTo(asOf.plusSeconds(30).plus(options.pollingInterval().multipliedBy(2)));
   }
 
   @Test
@@ -87,22 +93,32 @@ class PoisonRowTest extends DatabaseTest {
     }
     Room poison = due.get(4);
     rooms.insertAll(due);
-    // Another writer's rule that this one row breaks when it is ended (NOT VALID: existing rows are not checked).
+    // Another writer's rule that this one row breaks when it is ended (NOT VALID: existing rows are
+    // not checked).
     rooms.exec(
         "ALTER TABLE messenger.conference_sessions ADD CONSTRAINT ck_test_poison"
-            + " CHECK (status <> 'Ended' OR chat_id <> '" + poison.chatId + "') NOT VALID");
+            + " CHECK (status <> 'Ended' OR chat_id <> '"
+            + poison.chatId
+            + "') NOT VALID");
     try {
       CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
 
       assertThat(result.emptyTimeout()).isEqualTo(6);
       assertThat(result.failed()).isEqualTo(1);
       assertThat(rooms.status(poison.id)).isEqualTo("Active");
-      assertThat((String) rooms.row(poison.id).get("reaper_last_error")).contains("23514").contains("ck_test_poison");
+      assertThat((String) rooms.row(poison.id).get("reaper_last_error"))
+          .contains("23514")
+          .contains("ck_test_poison");
       assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(6);
-      assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox WHERE conference_id = ?", poison.id))
+      assertThat(
+              rooms.count(
+                  "SELECT count(*) FROM messenger.realtime_outbox WHERE conference_id = ?",
+                  poison.id))
           .isZero();
-      assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox WHERE message_key = ?",
-              poison.dealId.toString()))
+      assertThat(
+              rooms.count(
+                  "SELECT count(*) FROM messenger.integration_outbox WHERE message_key = ?",
+                  poison.dealId.toString()))
           .isZero();
       assertThat(reportedFailures).containsExactly(poison.id);
     } finally {
@@ -123,7 +139,9 @@ class PoisonRowTest extends DatabaseTest {
 
     assertThat(result.failed()).isEqualTo(1);
     assertThat(rooms.status(future.id)).isEqualTo("Active");
-    assertThat((String) rooms.row(future.id).get("reaper_last_error")).contains("started_at").contains("after asOf");
+    assertThat((String) rooms.row(future.id).get("reaper_last_error"))
+        .contains("started_at")
+        .contains("after asOf");
   }
 
   @Test
@@ -137,27 +155,42 @@ class PoisonRowTest extends DatabaseTest {
     nullStart.startedAt = null; // a null where the decision needs a value
     Room future = Rooms.emptyActive(asOf.minusSeconds(510));
     future.startedAt = asOf.plusSeconds(600); // impossible timestamps
-    Room checked = Rooms.emptyActive(asOf.minusSeconds(520)); // another writer's CHECK refuses its close
-    Room triggered = Rooms.emptyActive(asOf.minusSeconds(530)); // another writer's trigger refuses its close
+    Room checked =
+        Rooms.emptyActive(asOf.minusSeconds(520)); // another writer's CHECK refuses its close
+    Room triggered =
+        Rooms.emptyActive(asOf.minusSeconds(530)); // another writer's trigger refuses its close
     rooms.insertAll(List.of(nullStart, future, checked, triggered));
-    rooms.exec("ALTER TABLE messenger.conference_sessions ADD CONSTRAINT ck_test_mixed"
-        + " CHECK (status <> 'Ended' OR chat_id <> '" + checked.chatId + "') NOT VALID");
-    rooms.exec("CREATE FUNCTION messenger.refuse_close() RETURNS trigger LANGUAGE plpgsql AS $$"
-        + " BEGIN IF NEW.id = '" + triggered.id + "' AND NEW.status = 'Ended' THEN"
-        + " RAISE EXCEPTION 'closing % is not allowed', NEW.id; END IF; RETURN NEW; END $$");
-    rooms.exec("CREATE TRIGGER tr_refuse_close BEFORE UPDATE ON messenger.conference_sessions"
-        + " FOR EACH ROW EXECUTE FUNCTION messenger.refuse_close()");
+    rooms.exec(
+        "ALTER TABLE messenger.conference_sessions ADD CONSTRAINT ck_test_mixed"
+            + " CHECK (status <> 'Ended' OR chat_id <> '"
+            + checked.chatId
+            + "') NOT VALID");
+    rooms.exec(
+        "CREATE FUNCTION messenger.refuse_close() RETURNS trigger LANGUAGE plpgsql AS $$"
+            + " BEGIN IF NEW.id = '"
+            + triggered.id
+            + "' AND NEW.status = 'Ended' THEN"
+            + " RAISE EXCEPTION 'closing % is not allowed', NEW.id; END IF; RETURN NEW; END $$");
+    rooms.exec(
+        "CREATE TRIGGER tr_refuse_close BEFORE UPDATE ON messenger.conference_sessions"
+            + " FOR EACH ROW EXECUTE FUNCTION messenger.refuse_close()");
     try {
       CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
 
       assertThat(result.emptyTimeout()).isEqualTo(20);
       assertThat(result.failed()).isEqualTo(4);
-      assertThat(reportedFailures).containsExactlyInAnyOrder(nullStart.id, future.id, checked.id, triggered.id);
-      assertThat((String) rooms.row(nullStart.id).get("reaper_last_error")).contains("started_at is null");
+      assertThat(reportedFailures)
+          .containsExactlyInAnyOrder(nullStart.id, future.id, checked.id, triggered.id);
+      assertThat((String) rooms.row(nullStart.id).get("reaper_last_error"))
+          .contains("started_at is null");
       assertThat((String) rooms.row(future.id).get("reaper_last_error")).contains("after asOf");
       assertThat((String) rooms.row(checked.id).get("reaper_last_error")).contains("ck_test_mixed");
-      assertThat((String) rooms.row(triggered.id).get("reaper_last_error")).contains("P0001").contains("not allowed");
-      assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
+      assertThat((String) rooms.row(triggered.id).get("reaper_last_error"))
+          .contains("P0001")
+          .contains("not allowed");
+      assertThat(
+              rooms.count(
+                  "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
           .isEqualTo(4);
       assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(20);
     } finally {

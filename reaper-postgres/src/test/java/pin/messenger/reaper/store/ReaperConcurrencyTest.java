@@ -32,7 +32,10 @@ import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
-/** Locks, races, parallel runners, hung holders, cancellation and infrastructure failures — with latches. */
+/**
+ * Locks, races, parallel runners, hung holders, cancellation and infrastructure failures — with
+ * latches.
+ */
 class ReaperConcurrencyTest extends DatabaseTest {
 
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
@@ -54,7 +57,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
     try (Connection other = db.newConnection()) {
       other.setAutoCommit(false);
       try (Statement st = other.createStatement()) {
-        st.execute("SELECT pg_advisory_xact_lock(hashtextextended('messenger.conference_room_reaper', 0))");
+        st.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('messenger.conference_room_reaper', 0))");
       }
 
       CycleResult result = reaper(options, store).runOnce(asOf, Cancellation.NONE);
@@ -88,7 +92,9 @@ class ReaperConcurrencyTest extends DatabaseTest {
       Future<CycleResult> running = pool.submit(() -> first.runOnce(asOf, Cancellation.NONE));
       assertThat(insideCycle.await(10, TimeUnit.SECONDS)).isTrue();
 
-      CycleResult second = reaper(options, new PostgresReaperStore(db.dataSource())).runOnce(asOf, Cancellation.NONE);
+      CycleResult second =
+          reaper(options, new PostgresReaperStore(db.dataSource()))
+              .runOnce(asOf, Cancellation.NONE);
 
       assertThat(second.lockAcquired()).isFalse();
       release.countDown();
@@ -100,12 +106,16 @@ class ReaperConcurrencyTest extends DatabaseTest {
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(1);
   }
 
-  /** A command's open transaction holding the row's lock (as join/leave/end-conference do); commit to release. */
+  /**
+   * A command's open transaction holding the row's lock (as join/leave/end-conference do); commit
+   * to release.
+   */
   private static Connection holdRow(Room room) throws Exception {
     Connection command = db.newConnection();
     command.setAutoCommit(false);
     try (PreparedStatement ps =
-        command.prepareStatement("SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
+        command.prepareStatement(
+            "SELECT 1 FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
       ps.setObject(1, room.id);
       ps.executeQuery().close();
     }
@@ -113,7 +123,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
-  void row_held_by_a_command_is_skipped_locked_counted_and_closed_by_the_next_cycle() throws Exception {
+  void row_held_by_a_command_is_skipped_locked_counted_and_closed_by_the_next_cycle()
+      throws Exception {
     Room held = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
     Room free = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(200)));
     try (Connection command = holdRow(held)) {
@@ -133,7 +144,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
 
   @Test
   void in_drain_mode_a_row_held_across_several_batches_is_counted_skipped_once() throws Exception {
-    // The held row is the oldest: every batch's claim passes over it, but it was skipped once, not once per batch.
+    // The held row is the oldest: every batch's claim passes over it, but it was skipped once, not
+    // once per batch.
     Room held = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(900)));
     for (int i = 0; i < 10; i++) {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(800 - i)));
@@ -152,8 +164,10 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
-  void a_join_committed_while_the_reaper_waited_is_seen_because_the_claim_rechecks_the_row() throws Exception {
-    // The command updates the row (count 0 → 1) and holds it; the reaper skips it; after commit it is no longer due.
+  void a_join_committed_while_the_reaper_waited_is_seen_because_the_claim_rechecks_the_row()
+      throws Exception {
+    // The command updates the row (count 0 → 1) and holds it; the reaper skips it; after commit it
+    // is no longer due.
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
     try (Connection command = db.newConnection()) {
       command.setAutoCommit(false);
@@ -163,7 +177,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
         ps.setObject(1, room.id);
         ps.executeUpdate();
       }
-      assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).skippedLocked()).isEqualTo(1);
+      assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).skippedLocked())
+          .isEqualTo(1);
       command.commit();
     }
     CycleResult next = reaper(options, store).runOnce(asOf.plusSeconds(30), Cancellation.NONE);
@@ -176,7 +191,10 @@ class ReaperConcurrencyTest extends DatabaseTest {
     int n = 2_000;
     List<Room> due = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      due.add(i % 3 == 0 ? Rooms.provisioning(asOf.minusSeconds(600 + i)) : Rooms.emptyActive(asOf.minusSeconds(100 + i)));
+      due.add(
+          i % 3 == 0
+              ? Rooms.provisioning(asOf.minusSeconds(600 + i))
+              : Rooms.emptyActive(asOf.minusSeconds(100 + i)));
     }
     rooms.insertAll(due);
     ConferenceRoomReaperOptions o =
@@ -206,11 +224,15 @@ class ReaperConcurrencyTest extends DatabaseTest {
     pool.shutdown();
 
     assertThat(total).isEqualTo(n);
-    assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status IN ('Active','Provisioning')"))
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.conference_sessions WHERE status IN ('Active','Provisioning')"))
         .isZero();
     assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isEqualTo(n);
-    assertThat(rooms.count("SELECT count(DISTINCT conference_id) FROM messenger.realtime_outbox")).isEqualTo(n);
-    long ended = rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended'");
+    assertThat(rooms.count("SELECT count(DISTINCT conference_id) FROM messenger.realtime_outbox"))
+        .isEqualTo(n);
+    long ended =
+        rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended'");
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(ended);
     assertThat(
             rooms.count(
@@ -229,7 +251,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
       }
       long start = System.nanoTime();
       boolean taken = false;
-      // Poll the server (not a sleep standing in for synchronisation): the condition is the server's own act.
+      // Poll the server (not a sleep standing in for synchronisation): the condition is the
+      // server's own act.
       while (!taken && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15)) {
         try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl)) {
           taken = rival.acquired();
@@ -259,19 +282,23 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
-  void cancellation_before_commit_rolls_the_whole_batch_back_and_releases_the_lock() throws Exception {
+  void cancellation_before_commit_rolls_the_whole_batch_back_and_releases_the_lock()
+      throws Exception {
     for (int i = 0; i < 5; i++) {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
     }
     rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    // Checks: cycle start, phase loop, after begin, after claim, before write, before commit → stop at the last.
+    // Checks: cycle start, phase loop, after begin, after claim, before write, before commit → stop
+    // at the last.
     AtomicInteger checks = new AtomicInteger();
     Cancellation stopBeforeCommit = () -> checks.incrementAndGet() >= 6;
 
     assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopBeforeCommit))
         .isInstanceOf(CancellationException.class);
 
-    assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
         .isEqualTo(5);
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isZero();
     assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isZero();
@@ -287,14 +314,18 @@ class ReaperConcurrencyTest extends DatabaseTest {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
     }
     Room prov = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    // The first phase's 6 checks pass and it commits; the stop is seen at the second phase's first check.
+    // The first phase's 6 checks pass and it commits; the stop is seen at the second phase's first
+    // check.
     AtomicInteger checks = new AtomicInteger();
     Cancellation stopAfterFirstBatch = () -> checks.incrementAndGet() >= 7;
 
     assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopAfterFirstBatch))
         .isInstanceOf(CancellationException.class);
 
-    assertThat(rooms.count("SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended'")).isEqualTo(5);
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended'"))
+        .isEqualTo(5);
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(5);
     assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isEqualTo(5);
     assertThat(rooms.status(prov.id)).isEqualTo("Provisioning");
@@ -319,10 +350,12 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
-  void lock_connection_ended_by_the_server_mid_cycle_stops_the_cycle_with_lock_lost() throws Exception {
+  void lock_connection_ended_by_the_server_mid_cycle_stops_the_cycle_with_lock_lost()
+      throws Exception {
     rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
     Room prov = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    // After the first phase commits, the listener kills the lock's backend (as an operator or a failover would).
+    // After the first phase commits, the listener kills the lock's backend (as an operator or a
+    // failover would).
     ConferenceRoomReaper reaper =
         new ConferenceRoomReaper(
             store,
@@ -335,11 +368,13 @@ class ReaperConcurrencyTest extends DatabaseTest {
                             + " AND ((l.classid::bigint << 32) | l.objid::bigint)"
                             + " = hashtextextended('messenger.conference_room_reaper', 0)")));
 
-    assertThatThrownBy(() -> reaper.runOnce(asOf, Cancellation.NONE)).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(() -> reaper.runOnce(asOf, Cancellation.NONE))
+        .isInstanceOf(LockLostException.class);
 
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isEqualTo(1);
     assertThat(rooms.status(prov.id)).isEqualTo("Provisioning");
-    assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).provisionFailed()).isEqualTo(1);
+    assertThat(reaper(options, store).runOnce(asOf, Cancellation.NONE).provisionFailed())
+        .isEqualTo(1);
   }
 
   static void awaitQuietly(CountDownLatch latch) {
@@ -350,7 +385,10 @@ class ReaperConcurrencyTest extends DatabaseTest {
     }
   }
 
-  /** A real store whose run lock always says "acquired": what a runner that bypassed the lock would do. */
+  /**
+   * A real store whose run lock always says "acquired": what a runner that bypassed the lock would
+   * do.
+   */
   record LockBypassingStore(ReaperStore delegate) implements ReaperStore {
     @Override
     public RunLock tryAcquireRunLock(Duration ttl) {

@@ -23,7 +23,10 @@ import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
-/** The spec's Tests table, row by row, against a real PostgreSQL (JVM and sessions in a non-UTC zone). */
+/**
+ * The spec's Tests table, row by row, against a real PostgreSQL (JVM and sessions in a non-UTC
+ * zone).
+ */
 class ReaperCycleTest extends DatabaseTest {
 
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
@@ -35,7 +38,10 @@ class ReaperCycleTest extends DatabaseTest {
   void clean() {
     reaper =
         new ConferenceRoomReaper(
-            new PostgresReaperStore(db.dataSource()), options, ReaperObserver.NONE, List.of(dispatched::add));
+            new PostgresReaperStore(db.dataSource()),
+            options,
+            ReaperObserver.NONE,
+            List.of(dispatched::add));
   }
 
   CycleResult cycle(Instant at) {
@@ -52,7 +58,9 @@ class ReaperCycleTest extends DatabaseTest {
 
   @Test
   void session_time_zone_is_not_utc_so_the_tests_prove_zone_independence() {
-    assertThat(rooms.query("SHOW TimeZone").get(0).get("TimeZone")).isNotEqualTo("UTC").isNotEqualTo("Etc/UTC");
+    assertThat(rooms.query("SHOW TimeZone").get(0).get("TimeZone"))
+        .isNotEqualTo("UTC")
+        .isNotEqualTo("Etc/UTC");
   }
 
   @Test
@@ -60,27 +68,31 @@ class ReaperCycleTest extends DatabaseTest {
     rooms.insert(Rooms.occupied(asOf.minusSeconds(5), 3));
     rooms.insert(Rooms.emptyActive(asOf.minusSeconds(30)));
     rooms.insert(Rooms.ended(asOf.minus(Duration.ofDays(3))));
-    List<Map<String, Object>> before = rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id");
+    List<Map<String, Object>> before =
+        rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id");
 
     CycleResult result = cycle(asOf);
 
     assertThat(result.lockAcquired()).isTrue();
     assertThat(result.reaped()).isZero();
     assertThat(result.failed()).isZero();
-    assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id")).isEqualTo(before);
+    assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id"))
+        .isEqualTo(before);
     assertThat(outboxRows()).isZero();
     assertThat(realtimeRows()).isZero();
     assertThat(dispatched).isEmpty();
   }
 
   @Test
-  void empty_room_past_grace_ends_with_empty_timeout_and_writes_conference_ended_and_realtime_rows() {
+  void
+      empty_room_past_grace_ends_with_empty_timeout_and_writes_conference_ended_and_realtime_rows() {
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(91)));
     UUID alice = UUID.randomUUID();
     UUID bob = UUID.randomUUID();
     rooms.join(room.id, alice, room.startedAt);
     rooms.join(room.id, bob, room.startedAt.plusSeconds(5));
-    rooms.join(room.id, alice, room.startedAt.plusSeconds(60)); // re-join: one participant entry per user
+    rooms.join(
+        room.id, alice, room.startedAt.plusSeconds(60)); // re-join: one participant entry per user
 
     CycleResult result = cycle(asOf);
 
@@ -105,8 +117,10 @@ class ReaperCycleTest extends DatabaseTest {
     assertThat((String) JsonPath.read(payload, "$.dealId")).isEqualTo(room.dealId.toString());
     assertThat((String) JsonPath.read(payload, "$.status")).isEqualTo("Ended");
     assertThat((String) JsonPath.read(payload, "$.endReason")).isEqualTo("EmptyTimeout");
-    assertThat((String) JsonPath.read(payload, "$.endedAt")).isEqualTo("2026-12-02T10:00:00.123456Z");
-    assertThat(((Number) JsonPath.read(payload, "$.durationSeconds")).longValue()).isEqualTo(expectedDuration);
+    assertThat((String) JsonPath.read(payload, "$.endedAt"))
+        .isEqualTo("2026-12-02T10:00:00.123456Z");
+    assertThat(((Number) JsonPath.read(payload, "$.durationSeconds")).longValue())
+        .isEqualTo(expectedDuration);
     assertThat((List<String>) JsonPath.read(payload, "$.participants[*].userId"))
         .containsExactly(alice.toString(), bob.toString());
     assertThat((Boolean) JsonPath.read(payload, "$.wasRecorded")).isFalse();
@@ -124,7 +138,9 @@ class ReaperCycleTest extends DatabaseTest {
   @Test
   void empty_room_exactly_at_the_grace_boundary_is_closed_and_one_microsecond_younger_is_not() {
     Room due = rooms.insert(Rooms.emptyActive(asOf.minus(options.emptyRoomGrace())));
-    Room young = rooms.insert(Rooms.emptyActive(asOf.minus(options.emptyRoomGrace()).plus(1, ChronoUnit.MICROS)));
+    Room young =
+        rooms.insert(
+            Rooms.emptyActive(asOf.minus(options.emptyRoomGrace()).plus(1, ChronoUnit.MICROS)));
 
     cycle(asOf.truncatedTo(ChronoUnit.MICROS));
 
@@ -174,10 +190,16 @@ class ReaperCycleTest extends DatabaseTest {
     CycleResult result = cycle(asOf);
 
     assertThat(result.staleTimeout()).isEqualTo(1);
-    assertThat(rooms.row(stale.id)).containsEntry("status", "Ended").containsEntry("end_reason", "Timeout");
+    assertThat(rooms.row(stale.id))
+        .containsEntry("status", "Ended")
+        .containsEntry("end_reason", "Timeout");
     assertThat(rooms.status(alive.id)).isEqualTo("Active");
     String payload =
-        rooms.query("SELECT payload FROM messenger.integration_outbox").get(0).get("payload").toString();
+        rooms
+            .query("SELECT payload FROM messenger.integration_outbox")
+            .get(0)
+            .get("payload")
+            .toString();
     ContractSchema.assertValid(payload);
     assertThat((String) JsonPath.read(payload, "$.endReason")).isEqualTo("Timeout");
     assertThat(realtimeRows()).isEqualTo(1);
@@ -185,14 +207,17 @@ class ReaperCycleTest extends DatabaseTest {
   }
 
   @Test
-  void closing_conference_with_an_active_recording_writes_a_recorder_stop_request_and_marks_was_recorded() {
+  void
+      closing_conference_with_an_active_recording_writes_a_recorder_stop_request_and_marks_was_recorded() {
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
     UUID old = rooms.recording(room.id, "Ready", room.startedAt);
     UUID live = rooms.recording(room.id, "Recording", room.startedAt.plusSeconds(30));
 
     cycle(asOf);
 
-    assertThat(rooms.query("SELECT recording_id, conference_id, reason, delivered_at FROM messenger.recorder_stop_requests"))
+    assertThat(
+            rooms.query(
+                "SELECT recording_id, conference_id, reason, delivered_at FROM messenger.recorder_stop_requests"))
         .singleElement()
         .satisfies(
             r -> {
@@ -202,7 +227,11 @@ class ReaperCycleTest extends DatabaseTest {
               assertThat(r.get("delivered_at")).isNull();
             });
     String payload =
-        rooms.query("SELECT payload FROM messenger.integration_outbox").get(0).get("payload").toString();
+        rooms
+            .query("SELECT payload FROM messenger.integration_outbox")
+            .get(0)
+            .get("payload")
+            .toString();
     ContractSchema.assertValid(payload);
     assertThat((Boolean) JsonPath.read(payload, "$.wasRecorded")).isTrue();
     assertThat((String) JsonPath.read(payload, "$.recordingId")).isEqualTo(live.toString());
@@ -243,7 +272,8 @@ class ReaperCycleTest extends DatabaseTest {
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
     rooms.exec(
         "UPDATE messenger.conference_sessions SET status = 'Ended', end_reason = 'Completed', ended_at = ? WHERE id = ?",
-        Rooms.ts(asOf.minusSeconds(1)), room.id);
+        Rooms.ts(asOf.minusSeconds(1)),
+        room.id);
 
     CycleResult result = cycle(asOf);
 
@@ -268,7 +298,9 @@ class ReaperCycleTest extends DatabaseTest {
   @Test
   void batch_size_plus_one_due_rooms_take_two_cycles_oldest_first() {
     ConferenceRoomReaperOptions small = options.toBuilder().batchSize(3).build();
-    reaper = new ConferenceRoomReaper(new PostgresReaperStore(db.dataSource()), small, ReaperObserver.NONE, List.of());
+    reaper =
+        new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()), small, ReaperObserver.NONE, List.of());
     Room newest = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(100)));
     for (int i = 0; i < 3; i++) {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(200 + i)));
@@ -287,7 +319,9 @@ class ReaperCycleTest extends DatabaseTest {
   void drain_mode_keeps_claiming_full_batches_within_one_cycle() {
     ConferenceRoomReaperOptions drain =
         options.toBuilder().batchSize(3).drainEnabled(true).drainPause(Duration.ZERO).build();
-    reaper = new ConferenceRoomReaper(new PostgresReaperStore(db.dataSource()), drain, ReaperObserver.NONE, List.of());
+    reaper =
+        new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()), drain, ReaperObserver.NONE, List.of());
     for (int i = 0; i < 10; i++) {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(200 + i)));
     }
@@ -299,8 +333,10 @@ class ReaperCycleTest extends DatabaseTest {
   }
 
   @Test
-  void slo_precision_an_empty_room_is_closed_no_later_than_last_activity_plus_grace_plus_interval() {
-    // Ticks on a fixed grid that is out of phase with the room's window: the worst case for lateness.
+  void
+      slo_precision_an_empty_room_is_closed_no_later_than_last_activity_plus_grace_plus_interval() {
+    // Ticks on a fixed grid that is out of phase with the room's window: the worst case for
+    // lateness.
     Instant lastActivity = asOf;
     Room room = rooms.insert(Rooms.emptyActive(lastActivity));
     Instant tick = lastActivity.plusMillis(7);
@@ -315,21 +351,24 @@ class ReaperCycleTest extends DatabaseTest {
     assertThat(closedAt).isNotNull();
     assertThat(closedAt).isAfterOrEqualTo(lastActivity.plus(options.emptyRoomGrace()));
     assertThat(closedAt)
-        .isBeforeOrEqualTo(lastActivity.plus(options.emptyRoomGrace()).plus(options.pollingInterval()));
+        .isBeforeOrEqualTo(
+            lastActivity.plus(options.emptyRoomGrace()).plus(options.pollingInterval()));
   }
 
   @Test
   void dry_run_reports_what_would_happen_and_changes_nothing() {
     rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120)));
     rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    List<Map<String, Object>> before = rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id");
+    List<Map<String, Object>> before =
+        rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id");
 
     CycleResult result = reaper.dryRun(asOf);
 
     assertThat(result.dryRun()).isTrue();
     assertThat(result.emptyTimeout()).isEqualTo(1);
     assertThat(result.provisionFailed()).isEqualTo(1);
-    assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id")).isEqualTo(before);
+    assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id"))
+        .isEqualTo(before);
     assertThat(outboxRows() + realtimeRows()).isZero();
     assertThat(dispatched).isEmpty();
   }

@@ -5,8 +5,8 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
- * The reaper's Flyway settings, shared by the application (through Spring Boot's Flyway support) and the tests
- * (directly), so that both build the schema from the same migrations the same way.
+ * The reaper's Flyway settings, shared by the application (through Spring Boot's Flyway support)
+ * and the tests (directly), so that both build the schema from the same migrations the same way.
  */
 public final class SchemaMigrations {
   /** Own history table: the messenger's schema may have its own Flyway history beside ours. */

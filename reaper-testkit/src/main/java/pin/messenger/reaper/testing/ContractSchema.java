@@ -15,7 +15,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 
-/** The published JSON Schema of conference-ended.v1 (docs/contract), applied to every payload the tests see. */
+/**
+ * The published JSON Schema of conference-ended.v1 (docs/contract), applied to every payload the
+ * tests see.
+ */
 public final class ContractSchema {
   public static final Path SCHEMA = Path.of("docs", "contract", "conference-ended.v1.schema.json");
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -25,9 +28,11 @@ public final class ContractSchema {
 
   private static synchronized JsonSchema schema() {
     if (schema == null) {
-      SchemaValidatorsConfig config = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build();
+      SchemaValidatorsConfig config =
+          SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build();
       try (InputStream in = Files.newInputStream(SCHEMA)) {
-        schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in, config);
+        schema =
+            JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in, config);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -45,6 +50,8 @@ public final class ContractSchema {
   }
 
   public static void assertValid(String payload) {
-    assertThat(violations(payload)).as("conference-ended.v1 schema violations of %s", payload).isEmpty();
+    assertThat(violations(payload))
+        .as("conference-ended.v1 schema violations of %s", payload)
+        .isEmpty();
   }
 }

@@ -12,12 +12,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.IntSupplier;
 
 /**
- * A real local HTTP server standing in for the media stack's recorder API: it records every call and answers
- * with the status the test chooses (or hangs, to test timeouts). Stoppable and restartable on the same port.
+ * A real local HTTP server standing in for the media stack's recorder API: it records every call
+ * and answers with the status the test chooses (or hangs, to test timeouts). Stoppable and
+ * restartable on the same port.
  */
 public final class FakeMediaStack implements AutoCloseable {
   /** One call as the server received it. */
-  public record Call(String method, String path, String idempotencyKey, String contentType, String body) {}
+  public record Call(
+      String method, String path, String idempotencyKey, String contentType, String body) {}
 
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private volatile IntSupplier status = () -> 200;
@@ -31,7 +33,8 @@ public final class FakeMediaStack implements AutoCloseable {
   }
 
   private HttpServer start(int onPort) throws IOException {
-    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), 0);
+    HttpServer s =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), 0);
     s.createContext(
         "/",
         exchange -> {
@@ -68,7 +71,8 @@ public final class FakeMediaStack implements AutoCloseable {
   }
 
   /** Waits until at least {@code n} calls arrived; false when the wait ran out. */
-  public synchronized boolean awaitCalls(int n, java.time.Duration max) throws InterruptedException {
+  public synchronized boolean awaitCalls(int n, java.time.Duration max)
+      throws InterruptedException {
     long deadline = System.nanoTime() + max.toNanos();
     while (calls.size() < n) {
       long left = deadline - System.nanoTime();

@@ -50,16 +50,23 @@ public final class KafkaTestSupport {
     KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
             Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
-                ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                servers,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "test-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class));
     consumer.subscribe(List.of(topic));
     return consumer;
   }
 
-  /** Polls until {@code expected} records matching {@code filter} arrived or the deadline passed. */
+  /**
+   * Polls until {@code expected} records matching {@code filter} arrived or the deadline passed.
+   */
   public static List<ConsumerRecord<String, byte[]>> readUntil(
       KafkaConsumer<String, byte[]> consumer,
       java.util.function.Predicate<ConsumerRecord<String, byte[]>> filter,
@@ -68,23 +75,30 @@ public final class KafkaTestSupport {
     List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
     long deadline = System.nanoTime() + max.toNanos();
     while (out.size() < expected && System.nanoTime() < deadline) {
-      consumer.poll(Duration.ofMillis(200)).forEach(r -> {
-        if (filter.test(r)) {
-          out.add(r);
-        }
-      });
+      consumer
+          .poll(Duration.ofMillis(200))
+          .forEach(
+              r -> {
+                if (filter.test(r)) {
+                  out.add(r);
+                }
+              });
     }
     // One more poll: a duplicate would show up here.
-    consumer.poll(Duration.ofMillis(500)).forEach(r -> {
-      if (filter.test(r)) {
-        out.add(r);
-      }
-    });
+    consumer
+        .poll(Duration.ofMillis(500))
+        .forEach(
+            r -> {
+              if (filter.test(r)) {
+                out.add(r);
+              }
+            });
     return out;
   }
 
   /** Polls until {@code expected} records arrived or the deadline passed. */
-  public static List<ConsumerRecord<String, byte[]>> read(KafkaConsumer<String, byte[]> consumer, int expected, Duration max) {
+  public static List<ConsumerRecord<String, byte[]>> read(
+      KafkaConsumer<String, byte[]> consumer, int expected, Duration max) {
     List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
     long deadline = System.nanoTime() + max.toNanos();
     while (out.size() < expected && System.nanoTime() < deadline) {

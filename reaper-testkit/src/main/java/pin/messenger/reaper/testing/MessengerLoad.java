@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 /**
- * The messenger's commands, played against the same rows the reaper works on, the way the commands do it: one
- * transaction that locks the session row ({@code FOR UPDATE}), checks its status, changes it, and holds the lock for
- * the command's own work before committing. join, leave, end-conference and the admission webhook.
+ * The messenger's commands, played against the same rows the reaper works on, the way the commands
+ * do it: one transaction that locks the session row ({@code FOR UPDATE}), checks its status,
+ * changes it, and holds the lock for the command's own work before committing. join, leave,
+ * end-conference and the admission webhook.
  */
 public final class MessengerLoad implements AutoCloseable {
   private final DataSource dataSource;
@@ -63,7 +64,8 @@ public final class MessengerLoad implements AutoCloseable {
     String status;
     int count;
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT status, active_participant_count FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
+        c.prepareStatement(
+            "SELECT status, active_participant_count FROM messenger.conference_sessions WHERE id = ? FOR UPDATE")) {
       ps.setObject(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -77,30 +79,65 @@ public final class MessengerLoad implements AutoCloseable {
     int pick = random.nextInt(100);
     int n;
     if (status.equals("Provisioning")) {
-      n = pick < 30 ? exec(c, """
+      n =
+          pick < 30
+              ? exec(
+                  c,
+                  """
           UPDATE messenger.conference_sessions SET status = 'Active', started_at = ?, last_activity_at = ?,
                  updated_at = ?, active_participant_count = 1, peak_participant_count = 1
-           WHERE id = ? AND status = 'Provisioning'""", ts(now), ts(now), ts(now), id) : 0;
+           WHERE id = ? AND status = 'Provisioning'""",
+                  ts(now),
+                  ts(now),
+                  ts(now),
+                  id)
+              : 0;
     } else if (!status.equals("Active")) {
       return false;
     } else if (pick < 45) {
-      n = exec(c, """
+      n =
+          exec(
+              c,
+              """
           UPDATE messenger.conference_sessions SET active_participant_count = active_participant_count + 1,
                  peak_participant_count = greatest(peak_participant_count, active_participant_count + 1),
                  last_activity_at = ?, updated_at = ?
-           WHERE id = ? AND status = 'Active'""", ts(now), ts(now), id);
-      exec(c, "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)", id, UUID.randomUUID(), ts(now));
+           WHERE id = ? AND status = 'Active'""",
+              ts(now),
+              ts(now),
+              id);
+      exec(
+          c,
+          "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)",
+          id,
+          UUID.randomUUID(),
+          ts(now));
     } else if (pick < 90) {
-      n = count == 0 ? 0 : exec(c, """
+      n =
+          count == 0
+              ? 0
+              : exec(
+                  c,
+                  """
           UPDATE messenger.conference_sessions SET active_participant_count = active_participant_count - 1,
                  last_activity_at = ?, updated_at = ?
-           WHERE id = ? AND status = 'Active' AND active_participant_count > 0""", ts(now), ts(now), id);
+           WHERE id = ? AND status = 'Active' AND active_participant_count > 0""",
+                  ts(now),
+                  ts(now),
+                  id);
     } else {
-      n = exec(c, """
+      n =
+          exec(
+              c,
+              """
           UPDATE messenger.conference_sessions SET status = 'Ended', end_reason = 'Completed', ended_at = ?,
                  updated_at = ?, active_participant_count = 0,
                  duration_seconds = floor(extract(epoch FROM ?::timestamptz - started_at))::bigint
-           WHERE id = ? AND status = 'Active'""", ts(now), ts(now), ts(now), id);
+           WHERE id = ? AND status = 'Active'""",
+              ts(now),
+              ts(now),
+              ts(now),
+              id);
     }
     // The command's own work while it holds the row (what makes the reaper meet locked rows).
     try {
@@ -133,17 +170,23 @@ public final class MessengerLoad implements AutoCloseable {
     }
   }
 
-  /** Seeds {@code n} conferences: overdue empty rooms, old Provisioning rooms, stale rooms and live ones. */
+  /**
+   * Seeds {@code n} conferences: overdue empty rooms, old Provisioning rooms, stale rooms and live
+   * ones.
+   */
   public static List<UUID> seed(Rooms rooms, int n, Instant now) {
     List<Rooms.Room> all = new ArrayList<>(n);
     Random random = new Random(7);
     for (int i = 0; i < n; i++) {
       int kind = random.nextInt(100);
       Rooms.Room r =
-          kind < 35 ? Rooms.emptyActive(now.minusSeconds(100 + random.nextInt(3600)))
-              : kind < 50 ? Rooms.provisioning(now.minusSeconds(130 + random.nextInt(3600)))
-              : kind < 60 ? Rooms.occupied(now.minusSeconds(4 * 3600 + 10 + random.nextInt(3600)), 2)
-              : Rooms.occupied(now.minusSeconds(random.nextInt(60)), 1 + random.nextInt(3));
+          kind < 35
+              ? Rooms.emptyActive(now.minusSeconds(100 + random.nextInt(3600)))
+              : kind < 50
+                  ? Rooms.provisioning(now.minusSeconds(130 + random.nextInt(3600)))
+                  : kind < 60
+                      ? Rooms.occupied(now.minusSeconds(4 * 3600 + 10 + random.nextInt(3600)), 2)
+                      : Rooms.occupied(now.minusSeconds(random.nextInt(60)), 1 + random.nextInt(3));
       all.add(r);
     }
     for (int from = 0; from < all.size(); from += 2000) {

@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-/** Writes conference rows the way the messenger's commands do, and reads back what the reaper did. */
+/**
+ * Writes conference rows the way the messenger's commands do, and reads back what the reaper did.
+ */
 public final class Rooms {
   private final DataSource dataSource;
 
@@ -122,20 +124,27 @@ public final class Rooms {
   public void join(UUID conferenceId, UUID userId, Instant at) {
     exec(
         "INSERT INTO messenger.conference_participants (conference_id, user_id, joined_at) VALUES (?, ?, ?)",
-        conferenceId, userId, ts(at));
+        conferenceId,
+        userId,
+        ts(at));
   }
 
   public UUID recording(UUID conferenceId, String status, Instant createdAt) {
     UUID id = UUID.randomUUID();
     exec(
         "INSERT INTO messenger.call_recordings (id, conference_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-        id, conferenceId, status, ts(createdAt), ts(createdAt));
+        id,
+        conferenceId,
+        status,
+        ts(createdAt),
+        ts(createdAt));
     return id;
   }
 
   /** The row as the reaper left it: column name → value. */
   public Map<String, Object> row(UUID id) {
-    List<Map<String, Object>> rows = query("SELECT * FROM messenger.conference_sessions WHERE id = ?", id);
+    List<Map<String, Object>> rows =
+        query("SELECT * FROM messenger.conference_sessions WHERE id = ?", id);
     return rows.isEmpty() ? null : rows.get(0);
   }
 

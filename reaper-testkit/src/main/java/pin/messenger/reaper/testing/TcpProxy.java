@@ -11,9 +11,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A loopback TCP proxy that can cut the network: {@link #cut()} closes every open connection and refuses new ones,
- * {@link #restore()} accepts again on the same port. For outages of a server that itself keeps running (a broker
- * whose clients lose the network), without touching the server's state.
+ * A loopback TCP proxy that can cut the network: {@link #cut()} closes every open connection and
+ * refuses new ones, {@link #restore()} accepts again on the same port. For outages of a server that
+ * itself keeps running (a broker whose clients lose the network), without touching the server's
+ * state.
  */
 public final class TcpProxy implements AutoCloseable {
   private final int port;

@@ -14,9 +14,10 @@ import java.util.UUID;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * A real PostgreSQL for tests: the server named by {@code REAPER_TEST_PG_URL} (a JDBC URL to an admin database,
- * with {@code REAPER_TEST_PG_USER} / {@code REAPER_TEST_PG_PASSWORD}), or else one embedded PostgreSQL 17 per
- * test JVM. Each call of {@link #create} gives a new, migrated database, so test classes never share rows.
+ * A real PostgreSQL for tests: the server named by {@code REAPER_TEST_PG_URL} (a JDBC URL to an
+ * admin database, with {@code REAPER_TEST_PG_USER} / {@code REAPER_TEST_PG_PASSWORD}), or else one
+ * embedded PostgreSQL 17 per test JVM. Each call of {@link #create} gives a new, migrated database,
+ * so test classes never share rows.
  */
 public final class TestDatabase implements AutoCloseable {
   private static EmbeddedPostgres embedded;
@@ -27,11 +28,13 @@ public final class TestDatabase implements AutoCloseable {
   private final String name;
   private final HikariDataSource dataSource;
 
-  private TestDatabase(String adminUrl, String user, String password, String name, boolean migrate) {
+  private TestDatabase(
+      String adminUrl, String user, String password, String name, boolean migrate) {
     this.user = user;
     this.password = password;
     this.name = name;
-    // The database's URL without credentials in it: user and password are passed separately (a user= in the URL
+    // The database's URL without credentials in it: user and password are passed separately (a
+    // user= in the URL
     // would silently win over the user a test asks for).
     this.url = adminUrl.replaceFirst("/[^/?]*(\\?.*)?$", "/" + name);
     HikariConfig config = new HikariConfig();
@@ -62,7 +65,13 @@ public final class TestDatabase implements AutoCloseable {
       user = "postgres";
       password = "";
     }
-    String name = "reaper_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+    String name =
+        "reaper_"
+            + UUID.randomUUID()
+                .toString()
+                .replace("-", "")
+                .substring(0, 12)
+                .toLowerCase(Locale.ROOT);
     try (Connection c = DriverManager.getConnection(adminUrl, user, password);
         Statement st = c.createStatement()) {
       st.execute("CREATE DATABASE " + name);
