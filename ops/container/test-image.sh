@@ -136,8 +136,13 @@ apt_uri() {
     /^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
     /^[ \t]*$/ { flush() }
     END { if (!found) flush() }
-  ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1
+  ' "${apt_sources[@]}" | head -n 1
 }
+apt_sources=()
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+  if [[ -f "$f" ]]; then apt_sources+=("$f"); fi
+done
+((${#apt_sources[@]})) || die "no apt sources in /etc/apt: cannot tell which Debian mirror to use"
 mirror="$(apt_uri "$suite")"
 security="$(apt_uri "$suite-security")"
 [[ -n "$mirror" ]] || die "no '$suite' entry in /etc/apt/sources.list(.d): cannot tell which Debian mirror to use"
@@ -159,14 +164,17 @@ printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
 chmod +x "$rootfs/usr/sbin/policy-rc.d"
 mount -t proc proc "$rootfs/proc"
 mount -t sysfs sysfs "$rootfs/sys"
-chroot "$rootfs" /bin/sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+# A clean environment in the chroot: this script's TMPDIR (and anything else of the host's) does not exist there.
+chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive /bin/sh -c 'apt-get update -qq && apt-get install -y -qq \
     --no-install-recommends openjdk-17-jre-headless ca-certificates && apt-get clean && rm -rf /var/lib/apt/lists/*' \
   >"$work/chroot-install.log" 2>&1 || { tail -n 30 "$work/chroot-install.log" >&2; die "installing Java in the rootfs failed"; }
 umount "$rootfs/sys" "$rootfs/proc"
 rm -f "$rootfs/usr/sbin/policy-rc.d" "$rootfs/etc/resolv.conf"
 tar -C "$rootfs" --numeric-owner -c . |
   pm import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'ENV LANG=C.UTF-8' - "$base_image" >/dev/null
+    --change 'ENV LANG=C.UTF-8' - "$base_image" >"$work/import.log" 2>&1 ||
+  { cat "$work/import.log" >&2; die "podman import of the rootfs failed"; }
 rm -rf --one-file-system "$rootfs"
 say "base image ready in $(since "$t_base") s"
 
@@ -192,6 +200,7 @@ fi
 build_seconds="$(since "$t_build")"
 say "image built in $build_seconds s"
 image_bytes="$(pm image inspect --format '{{.Size}}' "$image")"
+base_bytes="$(pm image inspect --format '{{.Size}}' "$base_image")"
 
 check "image runs as uid 10001 by default" test "$(pm image inspect --format '{{.Config.User}}' "$image")" = 10001
 check "id -u inside the container is 10001" \
@@ -235,7 +244,7 @@ runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" -U postgres -A trust --n
 runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
   -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $pgdir -c fsync=off" start >/dev/null ||
   { cat "$pgdir/server.log" >&2; die "PostgreSQL did not start"; }
-say "PostgreSQL $("$pgbin/postgres" -V | awk '{print $NF}') on 127.0.0.1:$pg_port"
+say "PostgreSQL $("$pgbin/postgres" -V | awk '{print $3}') on 127.0.0.1:$pg_port"
 sql() { "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -c "$1"; }
 
 db=(-e "SPRING_DATASOURCE_URL=jdbc:postgresql://127.0.0.1:$pg_port/postgres" -e SPRING_DATASOURCE_USERNAME=postgres)
@@ -258,6 +267,18 @@ pm run --rm "${hardened[@]}" "${db[@]}" -e "_JAVA_OPTIONS=-Xshare:on -Xlog:class
   >/dev/null 2>"$work/cds.err" || true
 cds_classes="$(grep -c 'source: shared objects file (top)' "$work/cds.err" || true)"
 check "the class-data archive is used ($cds_classes classes from its application layer)" test "$cds_classes" -gt 1000
+
+# Informational: what the archive buys. Wall time of a start of `run` up to a refreshed context (then it exits),
+# podman's own overhead included, with the archive and with class-data sharing off.
+refresh_time() {
+  local t0
+  t0="$(now)"
+  pm run --rm "${hardened[@]}" "${db[@]}" -e "_JAVA_OPTIONS=-Dspring.context.exit=onRefresh $1" "$image" \
+    run --server.port=0 >/dev/null 2>&1 || { echo "n/a"; return; }
+  since "$t0"
+}
+refresh_cds="$(refresh_time -Xshare:auto)"
+refresh_nocds="$(refresh_time -Xshare:off)"
 
 # --- 5. the worker --------------------------------------------------------------------------------------------
 sql "INSERT INTO messenger.conference_sessions
@@ -329,8 +350,10 @@ check "the log shows the graceful stop ('reaper loop stopped')" log_has '"messag
 check "no cycle had to be interrupted on the way down" log_lacks 'cycle did not stop in time'
 
 # --- figures --------------------------------------------------------------------------------------------------
-say "figures: image $(awk -v b="$image_bytes" 'BEGIN { printf "%.0f MB", b / 1e6 }') ($image_bytes bytes);" \
+mb() { awk -v b="$1" 'BEGIN { printf "%.0f MB", b / 1e6 }'; }
+say "figures: image $(mb "$image_bytes") ($image_bytes bytes; base $(mb "$base_bytes"));" \
   "build ${build_seconds} s (base bootstrap not included);" \
   "start to first 'cycle completed' ${first_cycle_seconds} s;" \
+  "start to a refreshed context ${refresh_cds} s with the archive, ${refresh_nocds} s without;" \
   "stop after SIGTERM ${stop_seconds} s (exit $exit_code); ${started_line#\"message\":}"
 finish
