@@ -36,10 +36,12 @@ for tool in podman runc debootstrap curl; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if ((${#missing[@]})); then
+  what="tools missing"
+  [[ " ${missing[*]} " == *" podman "* ]] && what="podman not available"
   if [[ "$(id -u)" -ne 0 ]]; then
-    skip "podman not available (missing: ${missing[*]}; installing needs root)"
+    skip "$what (missing: ${missing[*]}; installing needs root)"
   elif ! command -v apt-get >/dev/null 2>&1; then
-    skip "podman not available (missing: ${missing[*]}; no apt-get to install them)"
+    skip "$what (missing: ${missing[*]}; no apt-get to install them)"
   fi
   say "installing ${missing[*]} with apt-get"
   export DEBIAN_FRONTEND=noninteractive
