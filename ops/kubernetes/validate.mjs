@@ -12,7 +12,8 @@
 // 4. What a reviewer of this worker's deployment would check by hand.
 //
 // One line per check, then "N passed, M failed"; exit 1 on any failure.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -220,6 +221,29 @@ for (const dir of overlayDirs) {
   });
 }
 
+// The real build, where a kustomize is at hand (kubectl >= 1.14 embeds one; `kubectl kustomize` needs no cluster).
+// Optional so that the checks above stay runnable with nothing but Node; reported as "skip" without it.
+const kubectl = onPath("kubectl");
+for (const dir of overlayDirs) {
+  const name = `overlays/${dir}: kubectl kustomize builds it and every built object is valid`;
+  if (!kubectl) {
+    console.log(`skip ${name} (no kubectl on the PATH)`);
+    continue;
+  }
+  check(name, () => {
+    const built = spawnSync(kubectl, ["kustomize", join(OVERLAYS, dir)], { encoding: "utf8", timeout: 60_000 });
+    expect(built.status === 0, `kubectl kustomize exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
+    const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+    docs.forEach((obj) => validateObject(obj, `built ${obj.kind}/${obj.metadata?.name}`));
+    const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("conference-room-reaper-"));
+    const deploy = docs.find((o) => o.kind === "Deployment");
+    const refs = JSON.stringify(deploy.spec.template.spec).match(/"name":"conference-room-reaper(-[a-z0-9]+)?"/g) ?? [];
+    expect(cm, "no generated ConfigMap conference-room-reaper-<hash>");
+    expect(!refs.includes('"name":"conference-room-reaper"'), "a configMapKeyRef still names the unhashed ConfigMap");
+    return `${docs.length} objects, ${built.stdout.length} bytes`;
+  });
+}
+
 check("examples/*.yaml are valid and referenced by no kustomization", () => {
   const files = existsSync(EXAMPLES) ? yamlFiles(EXAMPLES) : [];
   expect(files.length > 0, "no example Secret");
@@ -422,6 +446,18 @@ check("ServiceMonitor: the scraped job label is the job the alert rules select",
 function matches(selector, labels) {
   const ml = selector?.matchLabels ?? {};
   return Object.keys(ml).length > 0 && Object.entries(ml).every(([k, v]) => labels[k] === v) && !(selector?.matchExpressions?.length > 0);
+}
+function onPath(command) {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    const candidate = join(dir || ".", command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 function bytes(q) {
   const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(q));
