@@ -1,0 +1,103 @@
+package pin.messenger.reaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kubernetes manifests of {@code ops/kubernetes} pass {@code validate.mjs}: every object against the API
+ * schemas (kubernetes-models, offline), the kustomization against its folder, the PrometheusRule against
+ * {@code ops/prometheus/*.rules.yml}, and the deployment's security, probe, resource and secret checks.
+ *
+ * <p>Needs Node.js and npm on the PATH; without them the test is skipped. The first run installs the pinned
+ * validators ({@code npm ci}, from the npm registry) into {@code ops/kubernetes/node_modules}; later runs are offline.
+ */
+class KubernetesManifestsTest {
+  static final String VALIDATOR = "ops/kubernetes/validate.mjs";
+  static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(5);
+  static final Duration VALIDATE_TIMEOUT = Duration.ofMinutes(2);
+
+  @Test
+  void kubernetes_manifests_pass_their_offline_schema_and_policy_checks() throws Exception {
+    Optional<Path> node = onPath("node");
+    Optional<Path> npm = onPath("npm");
+    assumeTrue(
+        node.isPresent() && npm.isPresent(),
+        "node/npm not on the PATH: skipping the Kubernetes manifest checks (install Node.js 18+ and npm)");
+    Path dir = repositoryRoot().resolve("ops/kubernetes");
+
+    if (needsInstall(dir)) {
+      Result install = run(dir, INSTALL_TIMEOUT, npm.get().toString(), "ci", "--no-audit", "--no-fund");
+      assertThat(install.exitCode()).as("npm ci in %s failed:%n%s", dir, install.output()).isZero();
+    }
+    Result validate = run(dir, VALIDATE_TIMEOUT, node.get().toString(), "validate.mjs");
+
+    assertThat(validate.exitCode()).as("node validate.mjs failed:%n%s", validate.output()).isZero();
+    assertThat(validate.output()).as(validate.output()).containsPattern("(?m)^\\d+ passed, 0 failed$");
+  }
+
+  /** The folder holding {@code ops/kubernetes/validate.mjs}: the working directory or one above it (a module). */
+  static Path repositoryRoot() {
+    Path start = Path.of("").toAbsolutePath();
+    for (Path dir = start; dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve(VALIDATOR))) {
+        return dir;
+      }
+    }
+    throw new IllegalStateException(VALIDATOR + " not found in " + start + " or any folder above it");
+  }
+
+  /** No install yet, or the lock file changed since the last one (npm keeps a copy in node_modules). */
+  static boolean needsInstall(Path dir) throws IOException {
+    Path installed = dir.resolve("node_modules/.package-lock.json");
+    return !Files.isRegularFile(installed)
+        || Files.getLastModifiedTime(dir.resolve("package-lock.json")).compareTo(Files.getLastModifiedTime(installed)) > 0;
+  }
+
+  static Optional<Path> onPath(String command) {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String entry : path.split(File.pathSeparator)) {
+      Path candidate = Path.of(entry.isEmpty() ? "." : entry, command);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return Optional.of(candidate);
+      }
+    }
+    return Optional.empty();
+  }
+
+  record Result(int exitCode, String output) {}
+
+  /** Runs a command in {@code dir}; stdout and stderr together go to a file, so a full pipe cannot stall it. */
+  static Result run(Path dir, Duration timeout, String... command) throws Exception {
+    Path log = Files.createTempFile("kubernetes-manifests-", ".log");
+    try {
+      ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true);
+      pb.redirectOutput(log.toFile());
+      pb.environment().put("npm_config_update_notifier", "false");
+      Process p = pb.start();
+      boolean finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (!finished) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+      String output = Files.readString(log, StandardCharsets.UTF_8);
+      assertThat(finished).as("%s did not finish within %s:%n%s", String.join(" ", command), timeout, output).isTrue();
+      return new Result(p.exitValue(), output);
+    } finally {
+      Files.deleteIfExists(log);
+    }
+  }
+}
