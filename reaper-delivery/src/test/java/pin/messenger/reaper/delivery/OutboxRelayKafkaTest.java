@@ -48,7 +48,7 @@ class OutboxRelayKafkaTest {
   static EmbeddedKafkaKraftBroker broker;
 
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
-  final RelayOptions options = RelayOptions.defaults();
+  final RelayOptions options = withSendTimeout(RelayOptions.defaults(), Duration.ofSeconds(10));
 
   @BeforeAll
   static void start() {
@@ -73,8 +73,21 @@ class OutboxRelayKafkaTest {
         db.dataSource(),
         () -> KafkaTestSupport.producer(servers, producerSettings),
         o,
-        DeliveryObserver.NONE,
-        Duration.ofSeconds(10));
+        DeliveryObserver.NONE);
+  }
+
+  static RelayOptions withSendTimeout(RelayOptions o, Duration sendTimeout) {
+    return new RelayOptions(
+        o.batchSize(),
+        o.pollInterval(),
+        o.lease(),
+        o.maxAttempts(),
+        o.retryBase(),
+        o.retryCap(),
+        o.retention(),
+        o.retentionBatch(),
+        o.source(),
+        sendTimeout);
   }
 
   /** Writes an outbox row as the reaper does (seq order = insertion order). */
@@ -175,7 +188,8 @@ class OutboxRelayKafkaTest {
             Duration.ofMinutes(5),
             Duration.ofDays(7),
             1000,
-            RelayOptions.DEFAULT_SOURCE);
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(10));
     try (OutboxRelay relay =
         relay(
             broker.getBrokersAsString(),
@@ -240,7 +254,8 @@ class OutboxRelayKafkaTest {
                               Duration.ofMinutes(5),
                               Duration.ofDays(7),
                               1000,
-                              RelayOptions.DEFAULT_SOURCE))) {
+                              RelayOptions.DEFAULT_SOURCE,
+                              Duration.ofSeconds(10)))) {
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                     while (relay.stats().pending() > 0 && System.nanoTime() < deadline) {
                       published += relay.relayOnce(asOf).published();
@@ -293,7 +308,8 @@ class OutboxRelayKafkaTest {
             Duration.ofMinutes(5),
             Duration.ofDays(7),
             1000,
-            RelayOptions.DEFAULT_SOURCE);
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(10));
     // The relay reaches the broker only through a proxy that the broker also advertises: cutting
     // the proxy is
     // a full outage for the relay while the broker keeps its state, as a real broker restart or
@@ -369,7 +385,8 @@ class OutboxRelayKafkaTest {
             Duration.ofMinutes(5),
             Duration.ofDays(7),
             6,
-            RelayOptions.DEFAULT_SOURCE);
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(10));
     OutboxRelay relay = relay("127.0.0.1:1", Map.of(), batches);
 
     assertThat(relay.sweep(asOf, 2)).isEqualTo(12); // bounded: 2 statements of 6
