@@ -54,6 +54,11 @@ public class DeliveryConfiguration {
           public void recorderDispatched(int delivered, int failed, int gaveUp) {
             observers.forEach(o -> o.recorderDispatched(delivered, failed, gaveUp));
           }
+
+          @Override
+          public void leaseLost(String delivery, int rows) {
+            observers.forEach(o -> o.leaseLost(delivery, rows));
+          }
         };
     OutboxRelay relay = null;
     if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
@@ -61,11 +66,7 @@ public class DeliveryConfiguration {
           producerProperties(kafkaProperties.getObject(), properties.relay());
       relay =
           new OutboxRelay(
-              dataSource,
-              () -> new KafkaProducer<>(producerProperties),
-              relayOptions,
-              observer,
-              properties.relay().sendTimeout());
+              dataSource, () -> new KafkaProducer<>(producerProperties), relayOptions, observer);
       log.atInfo()
           .addKeyValue("bootstrapServers", kafkaProperties.getObject().getBootstrapServers())
           .log(

@@ -42,7 +42,8 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
           retryCap,
           retention,
           retentionBatch,
-          source);
+          source,
+          sendTimeout);
     }
   }
 

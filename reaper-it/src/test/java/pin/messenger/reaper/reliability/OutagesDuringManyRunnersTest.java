@@ -89,9 +89,9 @@ class OutagesDuringManyRunnersTest {
                     Duration.ofSeconds(2),
                     Duration.ofDays(7),
                     1000,
-                    RelayOptions.DEFAULT_SOURCE),
-                DeliveryObserver.NONE,
-                Duration.ofSeconds(3));
+                    RelayOptions.DEFAULT_SOURCE,
+                    Duration.ofSeconds(3)),
+                DeliveryObserver.NONE);
         closing.add(relay);
         RecorderStopDispatcher recorder =
             new RecorderStopDispatcher(
