@@ -15,12 +15,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Kubernetes manifests of {@code ops/kubernetes} pass {@code validate.mjs}: every object against the API
- * schemas (kubernetes-models, offline), the kustomization against its folder, the PrometheusRule against
- * {@code ops/prometheus/*.rules.yml}, and the deployment's security, probe, resource and secret checks.
+ * The Kubernetes manifests of {@code ops/kubernetes} pass {@code validate.mjs}: every object
+ * against the API schemas (kubernetes-models, offline), the kustomization against its folder, the
+ * PrometheusRule against {@code ops/prometheus/*.rules.yml}, and the deployment's security, probe,
+ * resource and secret checks.
  *
- * <p>Needs Node.js and npm on the PATH; without them the test is skipped. The first run installs the pinned
- * validators ({@code npm ci}, from the npm registry) into {@code ops/kubernetes/node_modules}; later runs are offline.
+ * <p>Needs Node.js and npm on the PATH; without them the test is skipped. The first run installs
+ * the pinned validators ({@code npm ci}, from the npm registry) into {@code
+ * ops/kubernetes/node_modules}; later runs are offline.
  */
 class KubernetesManifestsTest {
   static final String VALIDATOR = "ops/kubernetes/validate.mjs";
@@ -37,16 +39,22 @@ class KubernetesManifestsTest {
     Path dir = repositoryRoot().resolve("ops/kubernetes");
 
     if (needsInstall(dir)) {
-      Result install = run(dir, INSTALL_TIMEOUT, npm.get().toString(), "ci", "--no-audit", "--no-fund");
+      Result install =
+          run(dir, INSTALL_TIMEOUT, npm.get().toString(), "ci", "--no-audit", "--no-fund");
       assertThat(install.exitCode()).as("npm ci in %s failed:%n%s", dir, install.output()).isZero();
     }
     Result validate = run(dir, VALIDATE_TIMEOUT, node.get().toString(), "validate.mjs");
 
     assertThat(validate.exitCode()).as("node validate.mjs failed:%n%s", validate.output()).isZero();
-    assertThat(validate.output()).as(validate.output()).containsPattern("(?m)^\\d+ passed, 0 failed$");
+    assertThat(validate.output())
+        .as(validate.output())
+        .containsPattern("(?m)^\\d+ passed, 0 failed$");
   }
 
-  /** The folder holding {@code ops/kubernetes/validate.mjs}: the working directory or one above it (a module). */
+  /**
+   * The folder holding {@code ops/kubernetes/validate.mjs}: the working directory or one above it
+   * (a module).
+   */
   static Path repositoryRoot() {
     Path start = Path.of("").toAbsolutePath();
     for (Path dir = start; dir != null; dir = dir.getParent()) {
@@ -54,14 +62,19 @@ class KubernetesManifestsTest {
         return dir;
       }
     }
-    throw new IllegalStateException(VALIDATOR + " not found in " + start + " or any folder above it");
+    throw new IllegalStateException(
+        VALIDATOR + " not found in " + start + " or any folder above it");
   }
 
-  /** No install yet, or the lock file changed since the last one (npm keeps a copy in node_modules). */
+  /**
+   * No install yet, or the lock file changed since the last one (npm keeps a copy in node_modules).
+   */
   static boolean needsInstall(Path dir) throws IOException {
     Path installed = dir.resolve("node_modules/.package-lock.json");
     return !Files.isRegularFile(installed)
-        || Files.getLastModifiedTime(dir.resolve("package-lock.json")).compareTo(Files.getLastModifiedTime(installed)) > 0;
+        || Files.getLastModifiedTime(dir.resolve("package-lock.json"))
+                .compareTo(Files.getLastModifiedTime(installed))
+            > 0;
   }
 
   static Optional<Path> onPath(String command) {
@@ -80,11 +93,15 @@ class KubernetesManifestsTest {
 
   record Result(int exitCode, String output) {}
 
-  /** Runs a command in {@code dir}; stdout and stderr together go to a file, so a full pipe cannot stall it. */
+  /**
+   * Runs a command in {@code dir}; stdout and stderr together go to a file, so a full pipe cannot
+   * stall it.
+   */
   static Result run(Path dir, Duration timeout, String... command) throws Exception {
     Path log = Files.createTempFile("kubernetes-manifests-", ".log");
     try {
-      ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true);
+      ProcessBuilder pb =
+          new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true);
       pb.redirectOutput(log.toFile());
       pb.environment().put("npm_config_update_notifier", "false");
       Process p = pb.start();
@@ -94,7 +111,9 @@ class KubernetesManifestsTest {
         p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
       String output = Files.readString(log, StandardCharsets.UTF_8);
-      assertThat(finished).as("%s did not finish within %s:%n%s", String.join(" ", command), timeout, output).isTrue();
+      assertThat(finished)
+          .as("%s did not finish within %s:%n%s", String.join(" ", command), timeout, output)
+          .isTrue();
       return new Result(p.exitValue(), output);
     } finally {
       Files.deleteIfExists(log);

@@ -77,6 +77,27 @@ public record RelayOptions(
         DEFAULT_SOURCE);
   }
 
+  /**
+   * Default of {@code reaper.relay.send-timeout}, the longest wait for the broker's acknowledgement
+   * (the relay takes it beside these options).
+   */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * Validates {@code reaper.relay.send-timeout}: at least 1 s, the producer's timeouts derive from
+   * it.
+   *
+   * @return the value, when valid
+   * @throws InvalidOptionsException naming the property and its value
+   */
+  public static Duration checkSendTimeout(Duration sendTimeout) {
+    if (sendTimeout == null || sendTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new InvalidOptionsException(
+          List.of("reaper.relay.send-timeout must be at least 1s but was " + sendTimeout));
+    }
+    return sendTimeout;
+  }
+
   static void positive(List<String> errors, String property, Duration value) {
     if (value == null || value.isNegative() || value.isZero()) {
       errors.add(property + " must be positive but was " + value);
