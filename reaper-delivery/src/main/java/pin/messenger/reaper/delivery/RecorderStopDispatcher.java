@@ -63,12 +63,6 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
       RETURNING gave_up_at IS NOT NULL
       """;
 
-  static final String STATS =
-      """
-      SELECT count(*) AS pending, min(created_at) AS oldest
-        FROM messenger.recorder_stop_requests WHERE delivered_at IS NULL AND gave_up_at IS NULL
-      """;
-
   /** What one step did. */
   public record StepResult(int claimed, int delivered, int failed, int gaveUp) {}
 
@@ -130,17 +124,6 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     }
     observer.recorderDispatched(delivered, failed, gaveUp);
     return new StepResult(requests.size(), delivered, failed, gaveUp);
-  }
-
-  public OutboxRelay.Stats stats() throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(STATS);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-      return new OutboxRelay.Stats(
-          rs.getLong("pending"), oldest == null ? null : oldest.toInstant(), 0);
-    }
   }
 
   private CompletableFuture<Outcome> call(Request r) {
