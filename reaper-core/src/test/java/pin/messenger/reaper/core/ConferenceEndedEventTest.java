@@ -318,66 +318,8 @@ class ConferenceEndedEventTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-  // CycleResult.toJson()
+  // CycleResult (its JSON is the CLI's: CliJsonTest in reaper-app)
   // ---------------------------------------------------------------------------------------------------------------
-
-  @Test
-  void cycle_result_json_has_every_counter_with_its_value() {
-    CycleResult result =
-        new CycleResult(
-            "run-42",
-            Instant.parse("2025-03-14T23:30:00Z"),
-            true,
-            3,
-            5,
-            7,
-            11,
-            13,
-            17,
-            1234L,
-            false);
-
-    String json = result.toJson();
-    DocumentContext doc = JsonPath.parse(json);
-
-    assertThat(topLevelKeys(json))
-        .containsExactlyInAnyOrder(
-            "jobRunId",
-            "asOf",
-            "lockAcquired",
-            "dryRun",
-            "emptyTimeout",
-            "provisionFailed",
-            "staleTimeout",
-            "skippedLocked",
-            "failed",
-            "raceLost",
-            "durationMs");
-    assertThat(doc.read("$.jobRunId", String.class)).isEqualTo("run-42");
-    assertThat(doc.read("$.asOf", String.class)).isEqualTo("2025-03-14T23:30:00Z");
-    assertThat(doc.read("$.lockAcquired", Object.class)).isEqualTo(Boolean.TRUE);
-    assertThat(doc.read("$.dryRun", Object.class)).isEqualTo(Boolean.FALSE);
-    assertThat(doc.read("$.emptyTimeout", Number.class).intValue()).isEqualTo(3);
-    assertThat(doc.read("$.provisionFailed", Number.class).intValue()).isEqualTo(5);
-    assertThat(doc.read("$.staleTimeout", Number.class).intValue()).isEqualTo(7);
-    assertThat(doc.read("$.skippedLocked", Number.class).intValue()).isEqualTo(11);
-    assertThat(doc.read("$.failed", Number.class).intValue()).isEqualTo(13);
-    assertThat(doc.read("$.raceLost", Number.class).intValue()).isEqualTo(17);
-    assertThat(doc.read("$.durationMs", Number.class).longValue()).isEqualTo(1234L);
-  }
-
-  @Test
-  void cycle_result_json_of_a_skipped_dry_run_flips_the_flags() {
-    CycleResult result =
-        new CycleResult(
-            "run-0", Instant.parse("2025-03-14T00:00:00Z"), false, 0, 0, 0, 0, 0, 0, 0L, true);
-
-    DocumentContext doc = JsonPath.parse(result.toJson());
-
-    assertThat(doc.read("$.lockAcquired", Object.class)).isEqualTo(Boolean.FALSE);
-    assertThat(doc.read("$.dryRun", Object.class)).isEqualTo(Boolean.TRUE);
-    assertThat(doc.read("$.asOf", String.class)).isEqualTo("2025-03-14T00:00:00Z");
-  }
 
   @Test
   void cycle_result_reaped_is_the_sum_of_the_three_close_counters() {

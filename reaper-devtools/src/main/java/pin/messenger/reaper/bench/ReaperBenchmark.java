@@ -305,7 +305,7 @@ public final class ReaperBenchmark {
       CycleResult r =
           reaper(ConferenceRoomReaperOptions.defaults()).runOnce(Instant.now(), Cancellation.NONE);
       if (r.emptyTimeout() != 100 || r.provisionFailed() != 100 || r.staleTimeout() != 100) {
-        throw new IllegalStateException("default cycle closed " + r.toJson());
+        throw new IllegalStateException("default cycle closed " + r);
       }
       ms.add((double) r.durationMs());
     }
