@@ -72,6 +72,10 @@ public class DeliveryConfiguration {
           .log(
               "Kafka relay on: publishing messenger.integration_outbox to "
                   + kafkaProperties.getObject().getBootstrapServers());
+      String effective = relayOptions + " sendTimeout=" + properties.relay().sendTimeout();
+      log.atInfo()
+          .addKeyValue("options", effective)
+          .log("conference-room-reaper effective relay options: " + effective);
     } else {
       log.atWarn()
           .log(
@@ -82,6 +86,9 @@ public class DeliveryConfiguration {
     if (recorderOptions.enabled()) {
       recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer);
       log.atInfo().log("recorder stop dispatch on: " + recorderOptions.baseUrl());
+      log.atInfo()
+          .addKeyValue("options", recorderOptions.toString())
+          .log("conference-room-reaper effective recorder options: " + recorderOptions);
     } else {
       log.atWarn()
           .log(

@@ -27,21 +27,4 @@ public record CycleResult(
   public int reaped() {
     return emptyTimeout + provisionFailed + staleTimeout;
   }
-
-  /** The one-line JSON the CLI prints last. */
-  public String toJson() {
-    return new Json()
-        .field("jobRunId", jobRunId)
-        .field("asOf", asOf)
-        .field("lockAcquired", lockAcquired)
-        .field("dryRun", dryRun)
-        .field("emptyTimeout", emptyTimeout)
-        .field("provisionFailed", provisionFailed)
-        .field("staleTimeout", staleTimeout)
-        .field("skippedLocked", skippedLocked)
-        .field("failed", failed)
-        .field("raceLost", raceLost)
-        .field("durationMs", durationMs)
-        .close();
-  }
 }

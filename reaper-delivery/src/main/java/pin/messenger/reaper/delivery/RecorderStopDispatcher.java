@@ -1,10 +1,8 @@
 package pin.messenger.reaper.delivery;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.slf4j.event.Level;
@@ -38,12 +36,6 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
           "recorder stop failed; will retry",
           "recorder stop given up",
           "recorder stop lease lost");
-
-  static final String STATS =
-      """
-      SELECT count(*) AS pending, min(created_at) AS oldest
-        FROM messenger.recorder_stop_requests WHERE delivered_at IS NULL AND gave_up_at IS NULL
-      """;
 
   /**
    * What one step did; {@code failed} includes {@code gaveUp}. {@code leaseLost}: requests called
@@ -94,21 +86,6 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     LeasedDelivery.Result r = delivery.step(now);
     observer.recorderDispatched(r.delivered(), r.failed(), r.gaveUp());
     return new StepResult(r.claimed(), r.delivered(), r.failed(), r.gaveUp(), r.leaseLost());
-  }
-
-  public OutboxRelay.Stats stats() throws SQLException {
-    return BoundedTransaction.run(
-        dataSource,
-        options.statementTimeout(),
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(STATS);
-              ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-            return new OutboxRelay.Stats(
-                rs.getLong("pending"), oldest == null ? null : oldest.toInstant(), 0);
-          }
-        });
   }
 
   private static StopRequest read(ResultSet rs) throws SQLException {

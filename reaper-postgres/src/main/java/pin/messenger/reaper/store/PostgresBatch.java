@@ -341,7 +341,7 @@ final class PostgresBatch implements ReaperStore.Batch {
         if (payloads.length() > 1) {
           payloads.append(',');
         }
-        payloads.append(t.event().toJson());
+        payloads.append(ConferenceEndedPayload.json(t.event()));
       }
       realtimeConferences.add(t.conferenceId());
       realtimeKinds.add(t.realtimeKind());
