@@ -23,7 +23,7 @@ public final class ReaperLoop implements AutoCloseable {
   private final Clock clock;
   private final Consumer<CycleResult> onCycle;
   private final AtomicBoolean stopping = new AtomicBoolean();
-  private final Cancellation cancellation = stopping::get;
+  private final Cancellation cancellation = (at, phase) -> stopping.get();
   private ScheduledExecutorService executor;
 
   public ReaperLoop(ConferenceRoomReaper reaper, Clock clock, Consumer<CycleResult> onCycle) {
@@ -54,11 +54,6 @@ public final class ReaperLoop implements AutoCloseable {
     log.atInfo()
         .addKeyValue("pollingInterval", options.pollingInterval())
         .log("reaper loop started");
-  }
-
-  /** True while the loop is scheduled and not stopping. */
-  public synchronized boolean isRunning() {
-    return executor != null && !stopping.get();
   }
 
   void tick() {
