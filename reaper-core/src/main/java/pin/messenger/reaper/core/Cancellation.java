@@ -10,7 +10,7 @@ import java.util.concurrent.CancellationException;
 public interface Cancellation {
 
   /** Never cancelled. */
-  Cancellation NONE = (at, phase) -> false;
+  Cancellation NONE = () -> false;
 
   /** Where in the cycle the stop is checked, in the order a batch passes them. */
   enum Checkpoint {
@@ -32,16 +32,39 @@ public interface Cancellation {
     AFTER_DRAIN_PAUSE
   }
 
+  /** The host's stop request (a flag set on shutdown): seen at the next checkpoint, whichever. */
+  boolean isCancelled();
+
   /**
-   * True when the cycle should stop at this checkpoint.
+   * True when the cycle should stop at this checkpoint; by default whenever {@link #isCancelled}.
    *
    * @param phase the phase running, or null at {@link Checkpoint#BEFORE_RUN_LOCK}
    */
-  boolean isCancelled(Checkpoint at, Phase phase);
+  default boolean isCancelledAt(Checkpoint at, Phase phase) {
+    return isCancelled();
+  }
 
   default void throwIfCancelled(Checkpoint at, Phase phase) {
-    if (isCancelled(at, phase)) {
+    if (isCancelledAt(at, phase)) {
       throw new CancellationException("conference-room-reaper is stopping (at " + at + ")");
     }
+  }
+
+  /**
+   * A stop at exactly one named checkpoint — of one phase, or of any phase when {@code phase} is
+   * null — and nowhere else: how tests pick their moment by name rather than by counting calls.
+   */
+  static Cancellation at(Checkpoint checkpoint, Phase phase) {
+    return new Cancellation() {
+      @Override
+      public boolean isCancelled() {
+        return false;
+      }
+
+      @Override
+      public boolean isCancelledAt(Checkpoint at, Phase current) {
+        return at == checkpoint && (phase == null || phase == current);
+      }
+    };
   }
 }

@@ -23,7 +23,7 @@ public final class ReaperLoop implements AutoCloseable {
   private final Clock clock;
   private final Consumer<CycleResult> onCycle;
   private final AtomicBoolean stopping = new AtomicBoolean();
-  private final Cancellation cancellation = (at, phase) -> stopping.get();
+  private final Cancellation cancellation = stopping::get;
   private ScheduledExecutorService executor;
 
   public ReaperLoop(ConferenceRoomReaper reaper, Clock clock, Consumer<CycleResult> onCycle) {

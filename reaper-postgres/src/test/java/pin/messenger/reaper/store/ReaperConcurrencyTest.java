@@ -341,7 +341,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
     }
     rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    Cancellation stopBeforeCommit = (at, phase) -> at == Checkpoint.BEFORE_COMMIT;
+    Cancellation stopBeforeCommit = Cancellation.at(Checkpoint.BEFORE_COMMIT, Phase.EMPTY_ROOM);
 
     assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopBeforeCommit))
         .isInstanceOf(CancellationException.class);
@@ -366,7 +366,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
     Room prov = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
     // empty-room commits its batch; the stop comes before provision-timeout's first batch.
     Cancellation stopAfterFirstBatch =
-        (at, phase) -> at == Checkpoint.BEFORE_BATCH && phase == Phase.PROVISION_TIMEOUT;
+        Cancellation.at(Checkpoint.BEFORE_BATCH, Phase.PROVISION_TIMEOUT);
 
     assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopAfterFirstBatch))
         .isInstanceOf(CancellationException.class);
