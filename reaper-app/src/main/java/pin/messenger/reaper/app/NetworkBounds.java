@@ -10,25 +10,24 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 /**
  * Bounds on the database connection that a server-side statement timeout cannot give: when the
  * network stalls (packets dropped, no FIN or RST) a read waits for bytes the server may never send,
- * so the statement timeout never reaches the client. pgjdbc's {@code socketTimeout} (statement
- * timeout + {@link #MARGIN}) ends such a read, the connection is dropped and the batch rolls back;
- * {@code tcpKeepAlive} lets the kernel find dead peers of idle connections. A value the deployment
- * sets (data-source properties, or the JDBC URL, which wins over both) is kept.
+ * so the statement timeout never reaches the client. pgjdbc's {@code socketTimeout} (twice the
+ * statement timeout: the server's own cancel has had its time by then; whole seconds, at least 1)
+ * ends such a read, the connection is dropped and the batch rolls back (with the options' rule
+ * {@code 4 × statement-timeout < lock-ttl}, a stalled statement ends before the server frees the
+ * run lock); {@code tcpKeepAlive} lets the kernel find dead peers of idle connections. A value the
+ * deployment sets (data-source properties, or the JDBC URL, which wins over both) is kept.
  */
 final class NetworkBounds implements BeanPostProcessor {
-  /** Beyond the statement timeout: the server's own cancel and its reply get this long. */
-  static final Duration MARGIN = Duration.ofSeconds(5);
-
   private final ObjectProvider<ConferenceRoomReaperOptions> options;
 
   NetworkBounds(ObjectProvider<ConferenceRoomReaperOptions> options) {
     this.options = options;
   }
 
-  /** Seconds for pgjdbc's socketTimeout: the statement timeout plus the margin, rounded up. */
+  /** Seconds for pgjdbc's socketTimeout: twice the statement timeout, rounded up. */
   static long socketTimeoutSeconds(Duration statementTimeout) {
-    Duration bound = statementTimeout.plus(MARGIN);
-    return bound.toSeconds() + (bound.toNanosPart() > 0 ? 1 : 0);
+    Duration bound = statementTimeout.multipliedBy(2);
+    return Math.max(1, bound.toSeconds() + (bound.toNanosPart() > 0 ? 1 : 0));
   }
 
   @Override
