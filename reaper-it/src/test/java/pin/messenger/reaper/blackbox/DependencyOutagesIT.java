@@ -369,6 +369,13 @@ class DependencyOutagesIT {
           assertThat(readiness)
               .as("readiness always answered within 1 s")
               .allSatisfy(p -> assertThat(p.status()).as(p.toString()).isIn(200, 503));
+          assertThat((double) figures.get("takeover by the other worker after a stall (s)"))
+              .as("takeover within lock-ttl + 2 intervals + 3 s of scheduling slack")
+              .isLessThanOrEqualTo(LOCK_TTL.plus(INTERVAL.multipliedBy(2)).toSeconds() + 3);
+          assertThat((double) figures.get("recovery after refusal: first cycle with the lock (s)"))
+              .as(
+                  "recovery: the pool's reconnect (connection-timeout 2 s) + 2 intervals + 3 s slack")
+              .isLessThanOrEqualTo(2 + 2 * INTERVAL.toSeconds() + 3);
           assertThat(logs.failed()).as("failed cycles were logged").isPositive();
           assertThat(logs.missing()).as("cycle lines without a jobRunId").isEmpty();
           assertThat(media.calls()).as("the recorder was called").isNotEmpty();
