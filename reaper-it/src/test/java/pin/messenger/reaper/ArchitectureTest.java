@@ -1,6 +1,8 @@
 package pin.messenger.reaper;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -8,43 +10,97 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * Layering: the core is framework- and JDBC-free; the store and the demo are Spring-free; nothing
- * depends on app.
+ * Who may depend on whom, for every package of the worker's main code (test classes are not
+ * imported; the testkit's are, it is a jar):
+ *
+ * <pre>
+ * core       → nothing of ours          schema   → nothing of ours
+ * store      → core, schema             delivery → core
+ * telemetry  → core
+ * app        → core, schema, store, delivery, telemetry
+ * dev, demo, bench (the development launcher) → anything; nothing depends on them
+ * testing    → anything; no main code depends on it
+ * </pre>
+ *
+ * Plus: no Spring in core, schema, store, delivery or demo; no JDBC in core; no class outside these
+ * packages, so a new package has to be given its place here.
  */
 @AnalyzeClasses(
     packages = "pin.messenger.reaper",
     importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
+  private static final String CORE = "pin.messenger.reaper.core..";
+  private static final String SCHEMA = "pin.messenger.reaper.schema..";
+  private static final String STORE = "pin.messenger.reaper.store..";
+  private static final String DELIVERY = "pin.messenger.reaper.delivery..";
+  private static final String TELEMETRY = "pin.messenger.reaper.telemetry..";
+  private static final String APP = "pin.messenger.reaper.app..";
+  private static final String DEV = "pin.messenger.reaper.dev..";
+  private static final String DEMO = "pin.messenger.reaper.demo..";
+  private static final String BENCH = "pin.messenger.reaper.bench..";
+  private static final String TESTING = "pin.messenger.reaper.testing..";
 
   @ArchTest
-  static final ArchRule core_depends_on_no_framework_no_jdbc_no_store_and_no_app =
-      noClasses()
+  static final ArchRule each_package_depends_only_on_the_packages_below_it =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("core")
+          .definedBy(CORE)
+          .layer("schema")
+          .definedBy(SCHEMA)
+          .layer("store")
+          .definedBy(STORE)
+          .layer("delivery")
+          .definedBy(DELIVERY)
+          .layer("telemetry")
+          .definedBy(TELEMETRY)
+          .layer("app")
+          .definedBy(APP)
+          .layer("devtools")
+          .definedBy(DEV, DEMO, BENCH)
+          .layer("testing")
+          .definedBy(TESTING)
+          .whereLayer("core")
+          .mayNotAccessAnyLayer()
+          .whereLayer("schema")
+          .mayNotAccessAnyLayer()
+          .whereLayer("store")
+          .mayOnlyAccessLayers("core", "schema")
+          .whereLayer("delivery")
+          .mayOnlyAccessLayers("core")
+          .whereLayer("telemetry")
+          .mayOnlyAccessLayers("core")
+          .whereLayer("app")
+          .mayOnlyAccessLayers("core", "schema", "store", "delivery", "telemetry")
+          .whereLayer("devtools")
+          .mayNotBeAccessedByAnyLayer()
+          .whereLayer("testing")
+          .mayNotBeAccessedByAnyLayer();
+
+  @ArchTest
+  static final ArchRule every_class_is_in_a_package_with_a_place_in_the_layering =
+      classes()
           .that()
-          .resideInAPackage("pin.messenger.reaper.core..")
+          .resideInAPackage("pin.messenger.reaper..")
           .should()
-          .dependOnClassesThat()
           .resideInAnyPackage(
-              "org.springframework..",
-              "java.sql..",
-              "javax.sql..",
-              "pin.messenger.reaper.store..",
-              "pin.messenger.reaper.app..");
+              CORE, SCHEMA, STORE, DELIVERY, TELEMETRY, APP, DEV, DEMO, BENCH, TESTING);
 
   @ArchTest
-  static final ArchRule store_depends_on_no_spring_and_no_app =
+  static final ArchRule spring_stays_at_the_edge =
       noClasses()
           .that()
-          .resideInAPackage("pin.messenger.reaper.store..")
-          .should()
-          .dependOnClassesThat()
-          .resideInAnyPackage("org.springframework..", "pin.messenger.reaper.app..");
-
-  @ArchTest
-  static final ArchRule demo_depends_on_no_spring =
-      noClasses()
-          .that()
-          .resideInAPackage("pin.messenger.reaper.demo..")
+          .resideInAnyPackage(CORE, SCHEMA, STORE, DELIVERY, DEMO)
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("org.springframework..");
+
+  @ArchTest
+  static final ArchRule core_uses_no_jdbc =
+      noClasses()
+          .that()
+          .resideInAPackage(CORE)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("java.sql..", "javax.sql..");
 }

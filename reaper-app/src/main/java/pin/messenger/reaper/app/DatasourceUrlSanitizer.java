@@ -41,9 +41,4 @@ final class DatasourceUrlSanitizer
     }
     env.getPropertySources().addFirst(new MapPropertySource("sanitizedDatasourceUrl", props));
   }
-
-  /** The URL without its password parameter (for tests and messages). */
-  static String strip(String url) {
-    return PASSWORD.matcher(url).replaceFirst("$1").replaceAll("[?&]$", "");
-  }
 }

@@ -54,6 +54,11 @@ public class DeliveryConfiguration {
           public void recorderDispatched(int delivered, int failed, int gaveUp) {
             observers.forEach(o -> o.recorderDispatched(delivered, failed, gaveUp));
           }
+
+          @Override
+          public void leaseLost(String delivery, int rows) {
+            observers.forEach(o -> o.leaseLost(delivery, rows));
+          }
         };
     OutboxRelay relay = null;
     if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
@@ -61,16 +66,16 @@ public class DeliveryConfiguration {
           producerProperties(kafkaProperties.getObject(), properties.relay());
       relay =
           new OutboxRelay(
-              dataSource,
-              () -> new KafkaProducer<>(producerProperties),
-              relayOptions,
-              observer,
-              properties.relay().sendTimeout());
+              dataSource, () -> new KafkaProducer<>(producerProperties), relayOptions, observer);
       log.atInfo()
           .addKeyValue("bootstrapServers", kafkaProperties.getObject().getBootstrapServers())
           .log(
               "Kafka relay on: publishing messenger.integration_outbox to "
                   + kafkaProperties.getObject().getBootstrapServers());
+      String effective = relayOptions + " sendTimeout=" + properties.relay().sendTimeout();
+      log.atInfo()
+          .addKeyValue("options", effective)
+          .log("conference-room-reaper effective relay options: " + effective);
     } else {
       log.atWarn()
           .log(
@@ -81,6 +86,9 @@ public class DeliveryConfiguration {
     if (recorderOptions.enabled()) {
       recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer);
       log.atInfo().log("recorder stop dispatch on: " + recorderOptions.baseUrl());
+      log.atInfo()
+          .addKeyValue("options", recorderOptions.toString())
+          .log("conference-room-reaper effective recorder options: " + recorderOptions);
     } else {
       log.atWarn()
           .log(

@@ -1,5 +1,7 @@
 package pin.messenger.reaper.app;
 
+import static pin.messenger.reaper.app.ReaperProperties.or;
+
 import java.net.URI;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -8,31 +10,42 @@ import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RelayOptions;
 
 /**
- * Binding of {@code reaper.relay.*} and {@code reaper.recorder.*}; validation is the core options'
- * own.
+ * Binding of {@code reaper.relay.*} and {@code reaper.recorder.*}. A property that is not set binds
+ * as null and takes the delivery options' default ({@link RelayOptions#defaults()}, {@link
+ * RecorderOptions#defaults(URI)}); validation is the options types' own.
  */
 @ConfigurationProperties(prefix = "reaper")
 public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Recorder recorder) {
 
   /** The Kafka relay; it runs when {@code spring.kafka.bootstrap-servers} is set. */
   public record Relay(
-      @DefaultValue("100") int batchSize,
-      @DefaultValue("1s") Duration pollInterval,
-      @DefaultValue("2m") Duration lease,
-      @DefaultValue("10") int maxAttempts,
-      @DefaultValue("1s") Duration retryBase,
-      @DefaultValue("5m") Duration retryCap,
-      @DefaultValue("7d") Duration retention,
-      @DefaultValue("1000") int retentionBatch,
-      @DefaultValue(RelayOptions.DEFAULT_SOURCE) String source,
-      @DefaultValue("30s") Duration sendTimeout) {
+      Integer batchSize,
+      Duration pollInterval,
+      Duration lease,
+      Integer maxAttempts,
+      Duration retryBase,
+      Duration retryCap,
+      Duration retention,
+      Integer retentionBatch,
+      String source,
+      Duration sendTimeout) {
+
+    private static final RelayOptions DEFAULTS = RelayOptions.defaults();
+
+    public Relay {
+      batchSize = or(batchSize, DEFAULTS.batchSize());
+      pollInterval = or(pollInterval, DEFAULTS.pollInterval());
+      lease = or(lease, DEFAULTS.lease());
+      maxAttempts = or(maxAttempts, DEFAULTS.maxAttempts());
+      retryBase = or(retryBase, DEFAULTS.retryBase());
+      retryCap = or(retryCap, DEFAULTS.retryCap());
+      retention = or(retention, DEFAULTS.retention());
+      retentionBatch = or(retentionBatch, DEFAULTS.retentionBatch());
+      source = or(source, DEFAULTS.source());
+      sendTimeout = or(sendTimeout, DEFAULTS.sendTimeout());
+    }
 
     RelayOptions toOptions() {
-      if (sendTimeout == null || sendTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new pin.messenger.reaper.core.InvalidOptionsException(
-            java.util.List.of(
-                "reaper.relay.send-timeout must be at least 1s but was " + sendTimeout));
-      }
       return new RelayOptions(
           batchSize,
           pollInterval,
@@ -42,21 +55,35 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
           retryCap,
           retention,
           retentionBatch,
-          source);
+          source,
+          sendTimeout);
     }
   }
 
   /** The recorder-stop dispatcher; it runs when {@code reaper.recorder.base-url} is set. */
   public record Recorder(
       URI baseUrl,
-      @DefaultValue("2s") Duration connectTimeout,
-      @DefaultValue("5s") Duration readTimeout,
-      @DefaultValue("50") int batchSize,
-      @DefaultValue("1s") Duration pollInterval,
-      @DefaultValue("1m") Duration lease,
-      @DefaultValue("10") int maxAttempts,
-      @DefaultValue("1s") Duration retryBase,
-      @DefaultValue("5m") Duration retryCap) {
+      Duration connectTimeout,
+      Duration readTimeout,
+      Integer batchSize,
+      Duration pollInterval,
+      Duration lease,
+      Integer maxAttempts,
+      Duration retryBase,
+      Duration retryCap) {
+
+    private static final RecorderOptions DEFAULTS = RecorderOptions.defaults(null);
+
+    public Recorder {
+      connectTimeout = or(connectTimeout, DEFAULTS.connectTimeout());
+      readTimeout = or(readTimeout, DEFAULTS.readTimeout());
+      batchSize = or(batchSize, DEFAULTS.batchSize());
+      pollInterval = or(pollInterval, DEFAULTS.pollInterval());
+      lease = or(lease, DEFAULTS.lease());
+      maxAttempts = or(maxAttempts, DEFAULTS.maxAttempts());
+      retryBase = or(retryBase, DEFAULTS.retryBase());
+      retryCap = or(retryCap, DEFAULTS.retryCap());
+    }
 
     RecorderOptions toOptions() {
       return new RecorderOptions(

@@ -1,5 +1,6 @@
 package pin.messenger.reaper.app;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -209,7 +210,7 @@ public final class ReaperCli {
       Clock clock = ctx.getBean(Clock.class);
       CycleResult result =
           dryRun ? reaper.dryRun(clock.instant()) : reaper.runOnce(clock.instant(), stopping::get);
-      json = result.toJson();
+      RunOnceDocument document = RunOnceDocument.of(result);
       if (!dryRun && !stopping.get()) {
         // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
         int[] delivered =
@@ -217,16 +218,11 @@ public final class ReaperCli {
                 .drain(
                     clock.instant(),
                     ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
-        json =
-            json.substring(0, json.length() - 1)
-                + ",\"published\":"
-                + delivered[0]
-                + ",\"recorderStopsDelivered\":"
-                + delivered[1]
-                + "}";
+        document = document.delivered(delivered[0], delivered[1]);
       }
+      json = CliJson.write(document);
     } catch (RuntimeException | java.sql.SQLException e) {
-      json = "{\"error\":" + quote(describe(e)) + "}";
+      json = CliJson.error(e);
       code = 1;
     } finally {
       done.countDown();
@@ -248,9 +244,9 @@ public final class ReaperCli {
       // start-up.
       MigrationInfo current = ctx.getBean(Flyway.class).info().current();
       String version = current == null ? "none" : current.getVersion().getVersion();
-      json = "{\"migrated\":true,\"schemaVersion\":" + quote(version) + "}";
+      json = CliJson.write(new MigrateDocument(true, version, null));
     } catch (RuntimeException e) {
-      json = "{\"migrated\":false,\"error\":" + quote(describe(e)) + "}";
+      json = CliJson.write(new MigrateDocument(false, null, describe(e)));
       code = 1;
     }
     System.out.println(json);
@@ -285,18 +281,11 @@ public final class ReaperCli {
     return b.toString();
   }
 
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        default -> b.append(c < 0x20 ? ' ' : c);
-      }
-    }
-    return b.append('"').toString();
-  }
+  /** What {@code migrate} prints: the schema version reached, or why it failed. */
+  record MigrateDocument(
+      boolean migrated,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String schemaVersion,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
 
   /** A command that needs something the configuration does not give (the database). */
   static final class NotConfiguredException extends RuntimeException {

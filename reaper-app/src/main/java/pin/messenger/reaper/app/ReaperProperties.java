@@ -1,48 +1,58 @@
 package pin.messenger.reaper.app;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 
 /**
- * Binding of {@code reaper.*} (relaxed: {@code REAPER_BATCH_SIZE} works). Defaults are the core's
- * constants; validation is the core options' own, so a bad value fails start-up naming the
- * property.
+ * Binding of {@code reaper.*} (relaxed: {@code REAPER_BATCH_SIZE} works). A property that is not
+ * set binds as null and takes the core's default ({@link ConferenceRoomReaperOptions#defaults()}):
+ * the defaults are written once, in the core. Validation is the core options' own, so a bad value
+ * fails start-up naming the property.
  */
 @ConfigurationProperties(prefix = "reaper")
 public record ReaperProperties(
-    @DefaultValue("30s") Duration pollingInterval,
-    @DefaultValue("90s") Duration emptyRoomGrace,
-    @DefaultValue("2m") Duration provisionTimeout,
-    @DefaultValue("4h") Duration staleLiveTimeout,
-    @DefaultValue("100") int batchSize,
-    @DefaultValue("2m") Duration lockTtl,
-    @DefaultValue("30s") Duration maxRunDuration,
-    @DefaultValue("10s") Duration statementTimeout,
-    @DefaultValue("true") boolean enabled,
+    Duration pollingInterval,
+    Duration emptyRoomGrace,
+    Duration provisionTimeout,
+    Duration staleLiveTimeout,
+    Integer batchSize,
+    Duration lockTtl,
+    Duration maxRunDuration,
+    Duration statementTimeout,
+    Boolean enabled,
     @DefaultValue Drain drain,
-    @DefaultValue Schema schema,
-    @DefaultValue Embedded embedded) {
+    @DefaultValue Schema schema) {
 
-  /** Drain mode (beyond the spec, off by default). */
-  public record Drain(
-      @DefaultValue("false") boolean enabled, @DefaultValue("50ms") Duration pause) {}
+  private static final ConferenceRoomReaperOptions DEFAULTS =
+      ConferenceRoomReaperOptions.defaults();
+
+  public ReaperProperties {
+    pollingInterval = or(pollingInterval, DEFAULTS.pollingInterval());
+    emptyRoomGrace = or(emptyRoomGrace, DEFAULTS.emptyRoomGrace());
+    provisionTimeout = or(provisionTimeout, DEFAULTS.provisionTimeout());
+    staleLiveTimeout = or(staleLiveTimeout, DEFAULTS.staleLiveTimeout());
+    batchSize = or(batchSize, DEFAULTS.batchSize());
+    lockTtl = or(lockTtl, DEFAULTS.lockTtl());
+    maxRunDuration = or(maxRunDuration, DEFAULTS.maxRunDuration());
+    statementTimeout = or(statementTimeout, DEFAULTS.statementTimeout());
+    enabled = or(enabled, DEFAULTS.enabled());
+  }
+
+  /** Drain mode (beyond the spec, off by default); defaults are the core's. */
+  public record Drain(Boolean enabled, Duration pause) {
+    public Drain {
+      enabled = or(enabled, DEFAULTS.drainEnabled());
+      pause = or(pause, DEFAULTS.drainPause());
+    }
+  }
 
   /**
    * {@code reaper.schema.migrate}: apply the reaper's migrations at start, or only verify the
-   * schema.
+   * schema. An option of the application only (the core never migrates), so its default is here.
    */
   public record Schema(@DefaultValue("true") boolean migrate) {}
-
-  /**
-   * The embedded PostgreSQL used when no {@code spring.datasource.url} is set.
-   *
-   * @param dataDir where its data is kept between runs
-   */
-  public record Embedded(
-      @DefaultValue("true") boolean enabled, @DefaultValue(".reaper/pgdata") Path dataDir) {}
 
   public ConferenceRoomReaperOptions toOptions() {
     return new ConferenceRoomReaperOptions(
@@ -57,5 +67,10 @@ public record ReaperProperties(
         enabled,
         drain.enabled(),
         drain.pause());
+  }
+
+  /** The bound value, or the default when the property is not set. */
+  static <T> T or(T bound, T defaultValue) {
+    return bound != null ? bound : defaultValue;
   }
 }

@@ -26,7 +26,7 @@ final class StatusCommand {
         args,
         (ctx, diagnostics, options, clock) -> {
           Map<String, Object> status = diagnostics.status(clock.instant(), options);
-          return new Output(0, json ? JsonText.write(status) : humanStatus(status));
+          return new Output(0, json ? CliJson.write(status) : humanStatus(status));
         });
   }
 
@@ -50,9 +50,12 @@ final class StatusCommand {
           Map<String, Object> explained = diagnostics.explain(id, clock.instant(), options);
           if (explained == null) {
             return new Output(
-                3, json ? "{\"error\":\"no conference " + id + "\"}" : "no conference " + id);
+                3,
+                json
+                    ? CliJson.write(Map.of("error", "no conference " + id))
+                    : "no conference " + id);
           }
-          return new Output(0, json ? JsonText.write(explained) : humanExplain(explained));
+          return new Output(0, json ? CliJson.write(explained) : humanExplain(explained));
         });
   }
 
@@ -83,7 +86,7 @@ final class StatusCommand {
           action.run(
               ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {
-      output = new Output(1, "{\"error\":" + ReaperCli.quote(ReaperCli.describe(e)) + "}");
+      output = new Output(1, CliJson.error(e));
     }
     System.out.println(output.text());
     return output.code();

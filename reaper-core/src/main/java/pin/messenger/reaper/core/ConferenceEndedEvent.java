@@ -7,7 +7,8 @@ import java.util.UUID;
 /**
  * The domain event of an Active → Ended close, and the payload of the integration event {@code
  * pin.messenger.conference-ended.v1} (key = {@code dealId}). Reference ids and enums only: no
- * names, no media.
+ * names, no media. Its wire form is written by the store, which puts it in the outbox row ({@code
+ * pin.messenger.reaper.store.ConferenceEndedPayload}).
  */
 public record ConferenceEndedEvent(
     UUID conferenceId,
@@ -34,26 +35,5 @@ public record ConferenceEndedEvent(
 
   public ConferenceEndedEvent {
     participants = List.copyOf(participants);
-  }
-
-  /** The payload as camelCase JSON with ISO-8601 UTC instants, the wire form of the contract. */
-  public String toJson() {
-    Json json = new Json();
-    json.field("conferenceId", conferenceId)
-        .field("chatId", chatId)
-        .field("dealId", dealId)
-        .field("tenantId", tenantId)
-        .field("mediaType", mediaType)
-        .field("status", status.name())
-        .field("endReason", endReason.name())
-        .field("startedByUserId", startedByUserId)
-        .field("startedAt", startedAt)
-        .field("endedAt", endedAt)
-        .field("durationSeconds", durationSeconds)
-        .field("peakParticipantCount", peakParticipantCount);
-    json.participants("participants", participants)
-        .field("wasRecorded", wasRecorded)
-        .field("recordingId", recordingId);
-    return json.close();
   }
 }

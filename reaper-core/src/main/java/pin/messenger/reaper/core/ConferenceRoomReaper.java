@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
+import pin.messenger.reaper.core.Cancellation.Checkpoint;
 
 /**
  * One cycle of the ConferenceRoomReaperJob: take the single-runner lock, run the three phases in
@@ -68,7 +69,7 @@ public final class ConferenceRoomReaper {
     try {
       log.atInfo().addKeyValue("asOf", asOf).addKeyValue("dryRun", dryRun).log("cycle started");
       observer.cycleStarted(jobRunId, asOf);
-      cancellation.throwIfCancelled();
+      cancellation.throwIfCancelled(Checkpoint.BEFORE_RUN_LOCK, null);
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
       boolean acquired;
       try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
@@ -123,9 +124,10 @@ public final class ConferenceRoomReaper {
     long deadline = start + options.maxRunDuration().toNanos();
     for (Phase phase : Phase.values()) {
       BatchOutcome total = BatchOutcome.EMPTY;
-      Instant[] after = {null}; // the last key of this phase's previous full batch (drain mode)
+      // Where this phase's previous full batch ended (drain mode); null before the first batch.
+      ClaimPosition[] after = {null};
       while (true) {
-        cancellation.throwIfCancelled();
+        cancellation.throwIfCancelled(Checkpoint.BEFORE_BATCH, phase);
         if (System.nanoTime() - deadline > 0) {
           log.atWarn()
               .addKeyValue("phase", phase.label())
@@ -141,7 +143,7 @@ public final class ConferenceRoomReaper {
         if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
           break;
         }
-        pause(options.drainPause(), cancellation);
+        pause(options.drainPause(), cancellation, phase);
       }
       outcomes.put(phase, total);
     }
@@ -154,7 +156,7 @@ public final class ConferenceRoomReaper {
       String jobRunId,
       Cancellation cancellation,
       boolean dryRun,
-      Instant[] after) {
+      ClaimPosition[] after) {
     Instant cutoff = phase.cutoff(asOf, options);
     ReaperStore.ApplyResult applied;
     Map<UUID, String> poison = new LinkedHashMap<>();
@@ -162,14 +164,14 @@ public final class ConferenceRoomReaper {
     int skippedLocked;
     try (ReaperStore.Batch batch =
         store.beginBatch(options.statementTimeout(), options.lockTtl())) {
-      cancellation.throwIfCancelled();
+      cancellation.throwIfCancelled(Checkpoint.BEFORE_CLAIM, phase);
       List<ConferenceSession> claimed = batch.claim(phase, cutoff, asOf, options.batchSize());
       claimedCount = claimed.size();
-      cancellation.throwIfCancelled();
+      cancellation.throwIfCancelled(Checkpoint.BEFORE_COUNT, phase);
       skippedLocked =
           batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize(), after[0]);
       if (!claimed.isEmpty()) {
-        after[0] = phase.orderKey(claimed.get(claimed.size() - 1));
+        after[0] = ClaimPosition.of(phase, claimed.get(claimed.size() - 1));
       }
       log.atInfo()
           .addKeyValue("phase", phase.label())
@@ -193,17 +195,15 @@ public final class ConferenceRoomReaper {
               .log("conference left alone");
         }
       }
-      cancellation.throwIfCancelled();
+      cancellation.throwIfCancelled(Checkpoint.BEFORE_WRITE, phase);
       applied =
-          closes.isEmpty()
-              ? new ReaperStore.ApplyResult(List.of(), List.of(), Map.of())
-              : batch.apply(closes, jobRunId, asOf);
+          closes.isEmpty() ? ReaperStore.ApplyResult.NOTHING : batch.apply(closes, jobRunId, asOf);
       poison.putAll(applied.failed());
       if (!poison.isEmpty()) {
-        cancellation.throwIfCancelled();
+        cancellation.throwIfCancelled(Checkpoint.BEFORE_RECORD_FAILURES, phase);
         batch.recordFailures(poison, asOf, options.pollingInterval(), POISON_RETRY_CAP);
       }
-      cancellation.throwIfCancelled();
+      cancellation.throwIfCancelled(Checkpoint.BEFORE_COMMIT, phase);
       if (!dryRun) {
         // Again right before the commit: a runner that stalled inside the batch (GC pause, SIGSTOP)
         // and lost its
@@ -280,7 +280,7 @@ public final class ConferenceRoomReaper {
     }
   }
 
-  private static void pause(Duration pause, Cancellation cancellation) {
+  private static void pause(Duration pause, Cancellation cancellation, Phase phase) {
     if (pause.isZero()) {
       return;
     }
@@ -290,7 +290,7 @@ public final class ConferenceRoomReaper {
       Thread.currentThread().interrupt();
       throw new CancellationException("interrupted while pausing between drain batches");
     }
-    cancellation.throwIfCancelled();
+    cancellation.throwIfCancelled(Checkpoint.AFTER_DRAIN_PAUSE, phase);
   }
 
   private static CycleResult result(

@@ -13,7 +13,8 @@ import java.util.UUID;
  * @param latestRecordingId the newest recording of the session, or null when it was never recorded
  * @param activeRecordingIds recordings still Pending/Recording/Uploading: the recorder must be told
  *     to stop them
- * @param reaperAttempts how many closes of this row failed before (poison bookkeeping)
+ * @param reaperNextAttemptAt when a poison row's backoff ends (null when the row never failed): the
+ *     row is not due before it
  */
 public record ConferenceSession(
     UUID id,
@@ -31,7 +32,7 @@ public record ConferenceSession(
     List<UUID> participants,
     UUID latestRecordingId,
     List<UUID> activeRecordingIds,
-    int reaperAttempts) {
+    Instant reaperNextAttemptAt) {
 
   public ConferenceSession {
     participants = participants == null ? List.of() : List.copyOf(participants);

@@ -8,7 +8,9 @@ import java.time.Instant;
  * @param lockAcquired false when another runner held the run lock and the cycle was skipped
  * @param skippedLocked due rows passed over because another transaction held them
  * @param failed poison rows excluded from their batch
- * @param raceLost rows whose status guard matched nothing (closed by someone else meanwhile)
+ * @param raceLost claimed rows neither closed nor poison: the in-transaction re-check ({@link
+ *     ReaperDecision}) found them no longer due, or the status guard of the write matched nothing.
+ *     Under the row lock both mean a writer changed the row without taking its lock; expected 0
  * @param dryRun true when nothing was committed
  */
 public record CycleResult(
@@ -26,22 +28,5 @@ public record CycleResult(
 
   public int reaped() {
     return emptyTimeout + provisionFailed + staleTimeout;
-  }
-
-  /** The one-line JSON the CLI prints last. */
-  public String toJson() {
-    return new Json()
-        .field("jobRunId", jobRunId)
-        .field("asOf", asOf)
-        .field("lockAcquired", lockAcquired)
-        .field("dryRun", dryRun)
-        .field("emptyTimeout", emptyTimeout)
-        .field("provisionFailed", provisionFailed)
-        .field("staleTimeout", staleTimeout)
-        .field("skippedLocked", skippedLocked)
-        .field("failed", failed)
-        .field("raceLost", raceLost)
-        .field("durationMs", durationMs)
-        .close();
   }
 }

@@ -6,8 +6,9 @@ import java.util.UUID;
 
 /**
  * The pure decision: what happens to one claimed conference in one phase at {@code asOf}. No I/O;
- * the store only executes what this returns. It re-checks the phase's predicate (the claim SQL is
- * the first check, this is the second) and rejects rows whose data make a correct close impossible.
+ * the store only executes what this returns. It re-checks, under the row lock, the phase's rule as
+ * {@link Phase} defines it (status, empty room, window, poison backoff: the claim SQL is the first
+ * check, this is the second), then rejects rows whose data make a correct close impossible.
  */
 public final class ReaperDecision {
   private ReaperDecision() {}
@@ -27,30 +28,25 @@ public final class ReaperDecision {
       return new Decision.Skip(
           "status is " + status + ", phase " + phase.label() + " closes " + phase.from());
     }
+    // The phase's rule, read from Phase exactly as the claim SQL (store's PhaseRule) renders it;
+    // PhaseRulePropertyTest checks that both agree on every row the schema can hold.
+    Phase.ReferenceTime reference = phase.referenceTime();
+    Instant referenceTime = reference.of(s);
+    if (referenceTime == null) {
+      return new Decision.Poison(reference.column() + " is null");
+    }
+    if (phase.requiresEmptyRoom() && s.activeParticipantCount() > 0) {
+      return new Decision.Skip("active_participant_count is " + s.activeParticipantCount());
+    }
+    if (referenceTime.isAfter(phase.cutoff(asOf, options))) {
+      return new Decision.Skip(reference.column() + " is within the " + phase.label() + " window");
+    }
+    if (s.reaperNextAttemptAt() != null && s.reaperNextAttemptAt().isAfter(asOf)) {
+      return new Decision.Skip("poison backoff until " + s.reaperNextAttemptAt());
+    }
     String missing = missingField(phase, s);
     if (missing != null) {
       return new Decision.Poison(missing + " is null");
-    }
-    Instant cutoff = phase.cutoff(asOf, options);
-    switch (phase) {
-      case EMPTY_ROOM -> {
-        if (s.activeParticipantCount() > 0) {
-          return new Decision.Skip("active_participant_count is " + s.activeParticipantCount());
-        }
-        if (s.lastActivityAt().isAfter(cutoff)) {
-          return new Decision.Skip("last_activity_at is within the empty-room grace");
-        }
-      }
-      case STALE_LIVE -> {
-        if (s.lastActivityAt().isAfter(cutoff)) {
-          return new Decision.Skip("last_activity_at is within the stale-live timeout");
-        }
-      }
-      case PROVISION_TIMEOUT -> {
-        if (s.createdAt().isAfter(cutoff)) {
-          return new Decision.Skip("created_at is within the provision timeout");
-        }
-      }
     }
     if (s.createdAt() != null && s.createdAt().isAfter(asOf)) {
       return new Decision.Poison("created_at " + s.createdAt() + " is after asOf " + asOf);
@@ -66,11 +62,8 @@ public final class ReaperDecision {
     if (s.chatId() == null) {
       return "chat_id";
     }
-    if (phase == Phase.PROVISION_TIMEOUT) {
-      return s.createdAt() == null ? "created_at" : null;
-    }
-    if (s.lastActivityAt() == null) {
-      return "last_activity_at";
+    if (!phase.publishesConferenceEnded()) {
+      return null;
     }
     if (s.startedAt() == null) {
       return "started_at";

@@ -56,11 +56,6 @@ public final class ReaperLoop implements AutoCloseable {
         .log("reaper loop started");
   }
 
-  /** True while the loop is scheduled and not stopping. */
-  public synchronized boolean isRunning() {
-    return executor != null && !stopping.get();
-  }
-
   void tick() {
     if (stopping.get()) {
       return;

@@ -57,12 +57,13 @@ public interface ReaperStore {
     List<ConferenceSession> claim(Phase phase, Instant cutoff, Instant asOf, int limit);
 
     /**
-     * How many due rows this claim passed over because another transaction held them: those before
-     * the last claimed row in claim order (all of them when the claim was not full), and after
-     * {@code after} — the last key of the phase's previous full batch in this cycle (drain mode),
-     * or {@code null} for the first batch. The lower bound keeps a row held across several batches
-     * from being counted once per batch, and keeps the count from re-reading the index entries of
-     * every row the earlier batches closed.
+     * How many due rows this claim passed over because another transaction held them: the due rows
+     * not claimed up to the last claimed row's {@link ClaimPosition} (all of them when the claim
+     * was not full), and after {@code after} — the last position of the phase's previous full batch
+     * in this cycle (drain mode), or {@code null} for the first batch. Positions include the id, so
+     * rows that a full claim's {@code LIMIT} cut at the last claimed timestamp are not counted. The
+     * lower bound keeps a row held across several batches from being counted once per batch, and
+     * keeps the count from re-reading the index entries of every row the earlier batches closed.
      */
     int countSkippedLocked(
         Phase phase,
@@ -70,12 +71,12 @@ public interface ReaperStore {
         Instant asOf,
         List<ConferenceSession> claimed,
         int limit,
-        Instant after);
+        ClaimPosition after);
 
     /**
      * Writes the transitions with their status guard, and in the same transaction their outbox
      * rows. A row whose write fails in the database (a data or constraint error) is isolated and
-     * reported, the rest are written.
+     * reported, the rest are written. A transition in neither list lost its status guard.
      */
     ApplyResult apply(List<Transition> transitions, String correlationId, Instant asOf);
 
@@ -93,9 +94,9 @@ public interface ReaperStore {
    * What {@link Batch#apply} did.
    *
    * @param applied transitions written, with their outbox rows
-   * @param raceLost transitions whose status guard matched no row (another writer got there first)
    * @param failed conference id → database error, for rows isolated as poison
    */
-  record ApplyResult(
-      List<Transition> applied, List<Transition> raceLost, Map<UUID, String> failed) {}
+  record ApplyResult(List<Transition> applied, Map<UUID, String> failed) {
+    public static final ApplyResult NOTHING = new ApplyResult(List.of(), Map.of());
+  }
 }

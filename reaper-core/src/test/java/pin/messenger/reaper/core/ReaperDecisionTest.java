@@ -71,7 +71,7 @@ class ReaperDecisionTest {
     List<UUID> participants = List.of(USER_B, USER_A, USER_C);
     UUID latestRecordingId;
     List<UUID> activeRecordingIds = List.of();
-    int reaperAttempts;
+    Instant reaperNextAttemptAt;
 
     ConferenceSession build() {
       return new ConferenceSession(
@@ -90,7 +90,7 @@ class ReaperDecisionTest {
           participants,
           latestRecordingId,
           activeRecordingIds,
-          reaperAttempts);
+          reaperNextAttemptAt);
     }
   }
 
@@ -586,7 +586,8 @@ class ReaperDecisionTest {
 
     String reason = poisonReason(decide(phase, row));
 
-    assertThat(reason).contains("status").contains(String.valueOf(status));
+    // Quoted, so that the empty status too is an assertion that can fail.
+    assertThat(reason).contains("unknown status '" + status + "'");
   }
 
   @ParameterizedTest
@@ -688,5 +689,23 @@ class ReaperDecisionTest {
     String reason = poisonReason(decide(Phase.EMPTY_ROOM, row));
 
     assertThat(reason).contains("active_participant_count").contains(String.valueOf(count));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Phase.class)
+  void a_poison_row_still_backing_off_is_skipped_one_microsecond_before_its_retry(Phase phase) {
+    Row row = dueRow(phase);
+    row.reaperNextAttemptAt = AS_OF.plusNanos(1_000);
+
+    assertThat(decide(phase, row)).isInstanceOf(Decision.Skip.class);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Phase.class)
+  void a_poison_row_whose_retry_is_due_exactly_at_as_of_is_closed(Phase phase) {
+    Row row = dueRow(phase);
+    row.reaperNextAttemptAt = AS_OF;
+
+    assertThat(decide(phase, row)).isInstanceOf(Decision.Close.class);
   }
 }

@@ -12,4 +12,11 @@ public interface DeliveryObserver {
 
   /** One recorder dispatch step: requests delivered (incl. already stopped), failed, given up. */
   default void recorderDispatched(int delivered, int failed, int gaveUp) {}
+
+  /**
+   * Rows whose lease was lost: a step outlived its lease, another instance claimed the rows, and
+   * this step's outcome for them was not written. {@code delivery} is {@code relay} or {@code
+   * recorder}. Non-zero means the lease is too short for the step (or a process stalled).
+   */
+  default void leaseLost(String delivery, int rows) {}
 }

@@ -11,7 +11,9 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  *
  * @param baseUrl the media stack's recorder API; null → dispatch is off and requests are kept
  * @param connectTimeout TCP connect timeout of one call
- * @param readTimeout time to the response of one call
+ * @param readTimeout time to the response of one call; the calls of a step run concurrently and are
+ *     awaited for at most connect-timeout + read-timeout, which with the step's statements must fit
+ *     in the lease
  * @param batchSize requests claimed per step
  * @param pollInterval wait between steps when there is nothing to send
  * @param lease how long a claim is this dispatcher's
@@ -59,12 +61,19 @@ public record RecorderOptions(
               + ") but was "
               + retryCap);
     }
-    if (lease != null
-        && connectTimeout != null
-        && readTimeout != null
-        && lease.compareTo(connectTimeout.plus(readTimeout)) <= 0) {
-      errors.add(
-          "reaper.recorder.lease must exceed connect-timeout + read-timeout but was " + lease);
+    if (isPositive(lease) && isPositive(connectTimeout) && isPositive(readTimeout)) {
+      // The calls of a batch run concurrently and are awaited against one deadline of
+      // connect-timeout + read-timeout, so that is the send's bound whatever the batch size.
+      LeaseBudget.requireLeaseCoversStep(
+          errors,
+          "reaper.recorder.lease",
+          lease,
+          connectTimeout.plus(readTimeout),
+          "reaper.recorder.connect-timeout ("
+              + connectTimeout
+              + ") + reaper.recorder.read-timeout ("
+              + readTimeout
+              + ")");
     }
     if (!errors.isEmpty()) {
       throw new InvalidOptionsException(errors);
@@ -86,5 +95,22 @@ public record RecorderOptions(
 
   public boolean enabled() {
     return baseUrl != null;
+  }
+
+  /**
+   * Server-side bound of each dispatcher statement: derived from the lease, see {@link
+   * LeaseBudget#statementTimeout}.
+   */
+  public Duration statementTimeout() {
+    return LeaseBudget.statementTimeout(lease);
+  }
+
+  /** The longest the calls of one step are awaited: every call is bounded by this. */
+  public Duration callBound() {
+    return connectTimeout.plus(readTimeout);
+  }
+
+  private static boolean isPositive(Duration d) {
+    return d != null && !d.isNegative() && !d.isZero();
   }
 }

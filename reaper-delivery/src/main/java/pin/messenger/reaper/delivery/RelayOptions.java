@@ -19,6 +19,10 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  * @param retention published rows are deleted after this
  * @param retentionBatch rows deleted per statement by the retention sweep
  * @param source CloudEvents {@code source} attribute
+ * @param sendTimeout longest wait for the broker's acknowledgements of one step's batch, counted
+ *     from the step's first send (at least {@value #MIN_SEND_TIMEOUT_SECONDS} s); the producer's
+ *     own timeouts derive from it. The lease must exceed it plus the step's statements (see {@link
+ *     #statementTimeout()})
  */
 public record RelayOptions(
     int batchSize,
@@ -29,9 +33,15 @@ public record RelayOptions(
     Duration retryCap,
     Duration retention,
     int retentionBatch,
-    String source) {
+    String source,
+    Duration sendTimeout) {
 
   public static final String DEFAULT_SOURCE = "/pin/messenger/conference-room-reaper";
+
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The producer's timeouts are derived from the send timeout in whole seconds and halves. */
+  static final long MIN_SEND_TIMEOUT_SECONDS = 1;
 
   public RelayOptions {
     List<String> errors = new ArrayList<>();
@@ -56,6 +66,23 @@ public record RelayOptions(
               + ") but was "
               + retryCap);
     }
+    if (sendTimeout == null
+        || sendTimeout.compareTo(Duration.ofSeconds(MIN_SEND_TIMEOUT_SECONDS)) < 0) {
+      errors.add(
+          "reaper.relay.send-timeout must be at least "
+              + MIN_SEND_TIMEOUT_SECONDS
+              + "s but was "
+              + sendTimeout);
+    } else if (lease != null && !lease.isNegative() && !lease.isZero()) {
+      // The acknowledgements of a whole batch are awaited against one deadline, so a step's send
+      // is bounded by one send timeout, not batch-size of them.
+      LeaseBudget.requireLeaseCoversStep(
+          errors,
+          "reaper.relay.lease",
+          lease,
+          sendTimeout,
+          "reaper.relay.send-timeout (" + sendTimeout + ")");
+    }
     if (source == null || source.isBlank()) {
       errors.add("reaper.relay.source must not be blank but was '" + source + "'");
     }
@@ -74,7 +101,16 @@ public record RelayOptions(
         Duration.ofMinutes(5),
         Duration.ofDays(7),
         1000,
-        DEFAULT_SOURCE);
+        DEFAULT_SOURCE,
+        DEFAULT_SEND_TIMEOUT);
+  }
+
+  /**
+   * Server-side bound of each relay statement (claim, settle, sweep, stats): derived from the
+   * lease, see {@link LeaseBudget#statementTimeout}.
+   */
+  public Duration statementTimeout() {
+    return LeaseBudget.statementTimeout(lease);
   }
 
   static void positive(List<String> errors, String property, Duration value) {

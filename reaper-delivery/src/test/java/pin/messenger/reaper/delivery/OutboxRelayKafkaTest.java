@@ -1,10 +1,13 @@
 package pin.messenger.reaper.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.jayway.jsonpath.JsonPath;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,13 +22,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import pin.messenger.reaper.core.Cancellation;
 import pin.messenger.reaper.core.ConferenceEndedEvent;
@@ -48,7 +54,7 @@ class OutboxRelayKafkaTest {
   static EmbeddedKafkaKraftBroker broker;
 
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
-  final RelayOptions options = RelayOptions.defaults();
+  final RelayOptions options = withSendTimeout(RelayOptions.defaults(), Duration.ofSeconds(10));
 
   @BeforeAll
   static void start() {
@@ -73,8 +79,21 @@ class OutboxRelayKafkaTest {
         db.dataSource(),
         () -> KafkaTestSupport.producer(servers, producerSettings),
         o,
-        DeliveryObserver.NONE,
-        Duration.ofSeconds(10));
+        DeliveryObserver.NONE);
+  }
+
+  static RelayOptions withSendTimeout(RelayOptions o, Duration sendTimeout) {
+    return new RelayOptions(
+        o.batchSize(),
+        o.pollInterval(),
+        o.lease(),
+        o.maxAttempts(),
+        o.retryBase(),
+        o.retryCap(),
+        o.retention(),
+        o.retentionBatch(),
+        o.source(),
+        sendTimeout);
   }
 
   /** Writes an outbox row as the reaper does (seq order = insertion order). */
@@ -175,7 +194,8 @@ class OutboxRelayKafkaTest {
             Duration.ofMinutes(5),
             Duration.ofDays(7),
             1000,
-            RelayOptions.DEFAULT_SOURCE);
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(10));
     try (OutboxRelay relay =
         relay(
             broker.getBrokersAsString(),
@@ -240,7 +260,8 @@ class OutboxRelayKafkaTest {
                               Duration.ofMinutes(5),
                               Duration.ofDays(7),
                               1000,
-                              RelayOptions.DEFAULT_SOURCE))) {
+                              RelayOptions.DEFAULT_SOURCE,
+                              Duration.ofSeconds(10)))) {
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                     while (relay.stats().pending() > 0 && System.nanoTime() < deadline) {
                       published += relay.relayOnce(asOf).published();
@@ -293,7 +314,8 @@ class OutboxRelayKafkaTest {
             Duration.ofMinutes(5),
             Duration.ofDays(7),
             1000,
-            RelayOptions.DEFAULT_SOURCE);
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(10));
     // The relay reaches the broker only through a proxy that the broker also advertises: cutting
     // the proxy is
     // a full outage for the relay while the broker keeps its state, as a real broker restart or
@@ -336,6 +358,142 @@ class OutboxRelayKafkaTest {
     assertThat(seen.keySet()).isEqualTo(expected);
   }
 
+  /**
+   * A producer of the real broker that runs {@code beforeFirstSend} once, as the relay hands it its
+   * first record: the moment between a relay's claim and its mark.
+   */
+  @SuppressWarnings("unchecked")
+  static Producer<String, byte[]> onFirstSend(
+      Producer<String, byte[]> real, Runnable beforeFirstSend) {
+    AtomicBoolean first = new AtomicBoolean(true);
+    return (Producer<String, byte[]>)
+        Proxy.newProxyInstance(
+            Producer.class.getClassLoader(),
+            new Class<?>[] {Producer.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("send") && first.getAndSet(false)) {
+                beforeFirstSend.run();
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  /** Counts lost leases per delivery. */
+  static final class LostLeases implements DeliveryObserver {
+    final Map<String, Integer> rows = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void leaseLost(String delivery, int n) {
+      rows.merge(delivery, n, Integer::sum);
+    }
+  }
+
+  @Test
+  void a_step_that_outlived_its_lease_counts_the_row_as_lease_lost_and_does_not_mark_it_published()
+      throws Exception {
+    UUID id = outboxRow("deal-lease", "{\"n\":1}");
+    LeasedRows<OutboxRow> relayB =
+        new LeasedRows<>(db.dataSource(), OutboxRelay.TABLE, "relay-B", Duration.ofSeconds(5));
+    List<OutboxRow> takenOver = new ArrayList<>();
+    LostLeases observer = new LostLeases();
+    try (OutboxRelay relayA =
+        new OutboxRelay(
+            db.dataSource(),
+            () ->
+                onFirstSend(
+                    KafkaTestSupport.producer(broker.getBrokersAsString(), Map.of()),
+                    () -> {
+                      // A's lease runs out while it sends; B claims the row as a live relay would.
+                      rooms.exec(
+                          "UPDATE messenger.integration_outbox SET locked_until = ? WHERE id = ?",
+                          Rooms.ts(asOf.minusSeconds(1)),
+                          id);
+                      try {
+                        takenOver.addAll(relayB.claim(asOf, 100, asOf.plus(options.lease())));
+                      } catch (java.sql.SQLException e) {
+                        throw new IllegalStateException(e);
+                      }
+                    }),
+            options,
+            observer)) {
+
+      OutboxRelay.StepResult step = relayA.relayOnce(asOf);
+
+      assertThat(takenOver).extracting(OutboxRow::id).containsExactly(id);
+      assertThat(step.claimed()).isEqualTo(1);
+      assertThat(step.published()).isZero();
+      assertThat(step.leaseLost()).isEqualTo(1);
+      assertThat(observer.rows).containsExactly(Map.entry("relay", 1));
+    }
+    Map<String, Object> row =
+        rooms.query("SELECT * FROM messenger.integration_outbox WHERE id = ?", id).get(0);
+    assertThat(row.get("published_at")).isNull();
+    assertThat(row.get("locked_by")).isEqualTo("relay-B");
+    assertThat(row.get("attempts")).isEqualTo(0);
+  }
+
+  @Test
+  @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void a_row_lock_held_elsewhere_fails_the_mark_within_the_statement_timeout_instead_of_hanging()
+      throws Exception {
+    UUID id = outboxRow("deal-locked", "{\"n\":1}");
+    // A 10s lease gives a 1s statement timeout (a tenth of the lease).
+    RelayOptions shortLease =
+        new RelayOptions(
+            100,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(10),
+            10,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(5),
+            Duration.ofDays(7),
+            1000,
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(5));
+    assertThat(shortLease.statementTimeout()).isEqualTo(Duration.ofSeconds(1));
+    try (java.sql.Connection holder = db.newConnection()) {
+      holder.setAutoCommit(false);
+      try (OutboxRelay relay =
+          new OutboxRelay(
+              db.dataSource(),
+              () ->
+                  onFirstSend(
+                      KafkaTestSupport.producer(broker.getBrokersAsString(), Map.of()),
+                      () -> lockRow(holder, id)),
+              shortLease,
+              DeliveryObserver.NONE)) {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> relay.relayOnce(asOf))
+            .isInstanceOfSatisfying(
+                java.sql.SQLException.class,
+                e -> assertThat(e.getSQLState()).isEqualTo("57014")); // query_canceled
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .isLessThan(shortLease.sendTimeout());
+      } finally {
+        holder.rollback();
+      }
+    }
+    Map<String, Object> row =
+        rooms.query("SELECT * FROM messenger.integration_outbox WHERE id = ?", id).get(0);
+    assertThat(row.get("published_at")).isNull();
+    assertThat((String) row.get("locked_by")).startsWith("relay-");
+  }
+
+  static void lockRow(java.sql.Connection holder, UUID id) {
+    try (java.sql.PreparedStatement ps =
+        holder.prepareStatement(
+            "SELECT 1 FROM messenger.integration_outbox WHERE id = ? FOR UPDATE")) {
+      ps.setObject(1, id);
+      ps.executeQuery().close();
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Reads {@code expected} records of the current broker into ce_id → count. */
   static void collect(String servers, Map<String, Integer> seen, int expected) {
     try (KafkaConsumer<String, byte[]> consumer = KafkaTestSupport.consumer(servers, TOPIC)) {
@@ -369,7 +527,8 @@ class OutboxRelayKafkaTest {
             Duration.ofMinutes(5),
             Duration.ofDays(7),
             6,
-            RelayOptions.DEFAULT_SOURCE);
+            RelayOptions.DEFAULT_SOURCE,
+            Duration.ofSeconds(10));
     OutboxRelay relay = relay("127.0.0.1:1", Map.of(), batches);
 
     assertThat(relay.sweep(asOf, 2)).isEqualTo(12); // bounded: 2 statements of 6

@@ -1,8 +1,12 @@
 package pin.messenger.reaper.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.jayway.jsonpath.JsonPath;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -15,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import pin.messenger.reaper.core.Cancellation;
@@ -211,5 +216,88 @@ class RecorderStopDispatcherTest extends DatabaseTest {
       media.release();
       pool.shutdownNow();
     }
+  }
+
+  /** Options whose 10s lease derives a 1s statement timeout. */
+  RecorderOptions shortLease() {
+    RecorderOptions d = RecorderOptions.defaults(media.baseUrl());
+    return new RecorderOptions(
+        d.baseUrl(),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        d.batchSize(),
+        d.pollInterval(),
+        Duration.ofSeconds(10),
+        10,
+        d.retryBase(),
+        d.retryCap());
+  }
+
+  @Test
+  @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void a_call_that_outlived_its_lease_is_counted_as_lease_lost_and_not_marked_delivered()
+      throws Exception {
+    UUID[] ids = reapedRecording();
+    OutboxRelayKafkaTest.LostLeases observer = new OutboxRelayKafkaTest.LostLeases();
+    RecorderStopDispatcher dispatcherA =
+        new RecorderStopDispatcher(db.dataSource(), shortLease(), observer);
+    LeasedRows<StopRequest> dispatcherB =
+        new LeasedRows<>(
+            db.dataSource(), RecorderStopDispatcher.TABLE, "recorder-B", Duration.ofSeconds(5));
+    media.hang();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<RecorderStopDispatcher.StepResult> a =
+          pool.submit(() -> dispatcherA.dispatchOnce(asOf));
+      assertThat(media.awaitCalls(1, Duration.ofSeconds(10))).isTrue();
+      // A's lease runs out while its call is open; B claims the request with the real claim.
+      rooms.exec(
+          "UPDATE messenger.recorder_stop_requests SET locked_until = ? WHERE id = ?",
+          Rooms.ts(asOf.minusSeconds(1)),
+          ids[2]);
+      assertThat(dispatcherB.claim(asOf, 10, asOf.plusSeconds(60)))
+          .extracting(StopRequest::id)
+          .containsExactly(ids[2]);
+      media.release();
+
+      RecorderStopDispatcher.StepResult step = a.get(10, TimeUnit.SECONDS);
+      assertThat(step.claimed()).isEqualTo(1);
+      assertThat(step.delivered()).isZero();
+      assertThat(step.leaseLost()).isEqualTo(1);
+      assertThat(observer.rows).containsExactly(Map.entry("recorder", 1));
+    } finally {
+      media.release();
+      pool.shutdownNow();
+    }
+    Map<String, Object> row = request(ids[2]);
+    assertThat(row.get("delivered_at")).isNull();
+    assertThat(row.get("attempts")).isEqualTo(0);
+    assertThat(row.get("locked_by")).isEqualTo("recorder-B");
+  }
+
+  @Test
+  @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void a_locked_table_fails_the_claim_within_the_statement_timeout_and_calls_nobody()
+      throws Exception {
+    reapedRecording();
+    RecorderOptions options = shortLease();
+    try (Connection holder = db.newConnection()) {
+      holder.setAutoCommit(false);
+      try (Statement st = holder.createStatement()) {
+        st.execute("LOCK TABLE messenger.recorder_stop_requests IN ACCESS EXCLUSIVE MODE");
+      }
+      long start = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  new RecorderStopDispatcher(db.dataSource(), options, DeliveryObserver.NONE)
+                      .dispatchOnce(asOf))
+          .isInstanceOfSatisfying(
+              SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("57014"));
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThanOrEqualTo(options.statementTimeout())
+          .isLessThan(options.statementTimeout().multipliedBy(5));
+      holder.rollback();
+    }
+    assertThat(media.calls()).isEmpty();
   }
 }

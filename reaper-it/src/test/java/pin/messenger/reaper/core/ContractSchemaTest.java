@@ -8,6 +8,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import pin.messenger.reaper.store.ConferenceEndedPayload;
 import pin.messenger.reaper.testing.ContractSchema;
 
 /** The published schema accepts what the reaper writes and rejects what breaks the contract. */
@@ -35,10 +36,14 @@ class ContractSchemaTest {
 
   @Test
   void every_shape_of_payload_the_reaper_writes_is_valid() {
-    ContractSchema.assertValid(event(EndReason.EmptyTimeout, List.of(), null).toJson());
     ContractSchema.assertValid(
-        event(EndReason.Timeout, List.of(UUID.randomUUID(), UUID.randomUUID()), UUID.randomUUID())
-            .toJson());
+        ConferenceEndedPayload.json(event(EndReason.EmptyTimeout, List.of(), null)));
+    ContractSchema.assertValid(
+        ConferenceEndedPayload.json(
+            event(
+                EndReason.Timeout,
+                List.of(UUID.randomUUID(), UUID.randomUUID()),
+                UUID.randomUUID())));
   }
 
   @ParameterizedTest
@@ -54,7 +59,7 @@ class ContractSchemaTest {
       })
   void payloads_that_break_the_contract_are_rejected(String edit) {
     String[] fromTo = edit.split("=>");
-    String valid = event(EndReason.EmptyTimeout, List.of(), null).toJson();
+    String valid = ConferenceEndedPayload.json(event(EndReason.EmptyTimeout, List.of(), null));
     assertThat(valid).contains(fromTo[0]);
 
     assertThat(ContractSchema.violations(valid.replace(fromTo[0], fromTo[1]))).isNotEmpty();
@@ -62,7 +67,7 @@ class ContractSchemaTest {
 
   @Test
   void a_payload_without_the_deal_id_is_rejected() {
-    String valid = event(EndReason.EmptyTimeout, List.of(), null).toJson();
+    String valid = ConferenceEndedPayload.json(event(EndReason.EmptyTimeout, List.of(), null));
     String withoutDeal = valid.replaceFirst("\"dealId\":\"[^\"]+\",", "");
 
     assertThat(ContractSchema.violations(withoutDeal)).isNotEmpty();

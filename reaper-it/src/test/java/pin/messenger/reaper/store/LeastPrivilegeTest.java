@@ -97,12 +97,7 @@ class LeastPrivilegeTest {
         new Diagnostics(worker, store).status(asOf, ConferenceRoomReaperOptions.defaults());
     assertThat(status.get("poisonCount")).isEqualTo(1L);
     try (OutboxRelay relay =
-        new OutboxRelay(
-            worker,
-            () -> null,
-            RelayOptions.defaults(),
-            DeliveryObserver.NONE,
-            Duration.ofSeconds(5))) {
+        new OutboxRelay(worker, () -> null, RelayOptions.defaults(), DeliveryObserver.NONE)) {
       assertThat(relay.stats().pending()).isEqualTo(1);
       asOwner.exec(
           "UPDATE messenger.integration_outbox SET published_at = ?",

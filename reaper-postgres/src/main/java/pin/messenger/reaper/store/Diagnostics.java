@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -26,14 +27,27 @@ import pin.messenger.reaper.core.Phase;
  */
 public final class Diagnostics {
 
-  static final String LOCK_HOLDER =
+  /**
+   * Whether each phase's {@link PhaseRule#due} predicate matches one row now: the same SQL the
+   * claim and the backlog use, so {@code explain} cannot disagree with them. %s is, per phase,
+   * {@code (due) AS <phase>_due}. Parameters: each phase's cutoff, then the conference id.
+   */
+  static final String PHASE_MATCH =
       """
-      SELECT a.pid, a.application_name, host(a.client_addr) AS client_addr, a.xact_start, a.state,
-             a.state_change
-        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE l.locktype = 'advisory' AND l.granted
-         AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(?, 0)
+      SELECT %s
+        FROM messenger.conference_sessions s
+       WHERE s.id = ?
       """;
+
+  static final String PHASE_MATCH_SQL;
+
+  static {
+    List<String> columns = new ArrayList<>();
+    for (Phase phase : Phase.values()) {
+      columns.add("(" + PhaseRule.of(phase).due() + ") AS " + dueColumn(phase));
+    }
+    PHASE_MATCH_SQL = PHASE_MATCH.formatted(String.join(", ", columns));
+  }
 
   static final String POISON =
       """
@@ -126,7 +140,7 @@ public final class Diagnostics {
     out.put("phases", phases);
     out.put("activeBacklog", backlog.total());
     try (Connection c = dataSource.getConnection()) {
-      List<Map<String, Object>> holders = rows(c, LOCK_HOLDER, PostgresReaperStore.RUN_LOCK_NAME);
+      List<Map<String, Object>> holders = rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
       out.put("runLock", holders.isEmpty() ? null : holders.get(0));
       out.put("poisonCount", rows(c, POISON_COUNT).get(0).get("count"));
       out.put("poison", rows(c, POISON, 20));
@@ -141,16 +155,23 @@ public final class Diagnostics {
   public Map<String, Object> explain(UUID id, Instant asOf, ConferenceRoomReaperOptions options)
       throws Exception {
     Map<String, Object> row;
+    Map<String, Object> matches;
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> found = rows(c, SESSION, id);
       if (found.isEmpty()) {
         return null;
       }
       row = found.get(0);
+      List<Object> params = new ArrayList<>();
+      for (Phase phase : Phase.values()) {
+        params.add(Jdbc.ts(phase.cutoff(asOf, options)));
+      }
+      params.add(id);
+      matches = rows(c, PHASE_MATCH_SQL, params.toArray()).get(0);
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("session", row);
-    out.put("phases", phaseVerdicts(row, asOf, options));
+    out.put("phases", phaseVerdicts(row, matches, asOf, options));
     out.put("rowLock", rowLock(id));
     try (Connection c = dataSource.getConnection()) {
       out.put(
@@ -162,44 +183,52 @@ public final class Diagnostics {
     return out;
   }
 
-  /** For each phase: does its predicate match now, and if not, when it will (or why never). */
+  /**
+   * For each phase: does its predicate match now ({@code matches}, from {@link #PHASE_MATCH_SQL}),
+   * and if not, why, or when it will: at the row's reference time plus the phase's window.
+   */
   static Map<String, Object> phaseVerdicts(
-      Map<String, Object> row, Instant asOf, ConferenceRoomReaperOptions o) {
+      Map<String, Object> row,
+      Map<String, Object> matches,
+      Instant asOf,
+      ConferenceRoomReaperOptions o) {
     String status = (String) row.get("status");
-    Instant last = (Instant) row.get("last_activity_at");
-    Instant created = (Instant) row.get("created_at");
     Instant backoff = (Instant) row.get("reaper_next_attempt_at");
     int count = ((Number) row.get("active_participant_count")).intValue();
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put(
-        Phase.EMPTY_ROOM.label(),
-        !"Active".equals(status)
-            ? "never: status is " + status
-            : count != 0
-                ? "not while active_participant_count = " + count
-                : verdict(last.plus(o.emptyRoomGrace()), asOf, backoff));
-    out.put(
-        Phase.PROVISION_TIMEOUT.label(),
-        !"Provisioning".equals(status)
-            ? "never: status is " + status
-            : verdict(created.plus(o.provisionTimeout()), asOf, backoff));
-    out.put(
-        Phase.STALE_LIVE.label(),
-        !"Active".equals(status)
-            ? "never: status is " + status
-            : verdict(last.plus(o.staleLiveTimeout()), asOf, backoff));
+    for (Phase phase : Phase.values()) {
+      String verdict;
+      if (!phase.from().name().equals(status)) {
+        verdict = "never: status is " + status;
+      } else if (phase.requiresEmptyRoom() && count > 0) {
+        verdict = "not while active_participant_count = " + count;
+      } else {
+        Instant reference = (Instant) row.get(phase.referenceTime().column());
+        Instant dueAt = reference.plus(phase.window(o));
+        verdict = verdict(Boolean.TRUE.equals(matches.get(dueColumn(phase))), dueAt, asOf, backoff);
+      }
+      out.put(phase.label(), verdict);
+    }
     return out;
   }
 
-  private static String verdict(Instant dueAt, Instant asOf, Instant backoff) {
+  private static String dueColumn(Phase phase) {
+    return phase.name().toLowerCase(Locale.ROOT) + "_due";
+  }
+
+  private static String verdict(boolean due, Instant dueAt, Instant asOf, Instant backoff) {
     String base =
-        dueAt.isAfter(asOf)
-            ? "due at " + dueAt + " (in " + (dueAt.getEpochSecond() - asOf.getEpochSecond()) + " s)"
-            : "DUE since "
+        due
+            ? "DUE since "
                 + dueAt
                 + " ("
                 + (asOf.getEpochSecond() - dueAt.getEpochSecond())
-                + " s ago)";
+                + " s ago)"
+            : "due at "
+                + dueAt
+                + " (in "
+                + (dueAt.getEpochSecond() - asOf.getEpochSecond())
+                + " s)";
     if (backoff != null && backoff.isAfter(asOf)) {
       base += "; poison backoff until " + backoff;
     }

@@ -132,7 +132,7 @@ public final class SchemaVerifier {
         }
       }
     } catch (SQLException e) {
-      throw new StoreException("could not read the schema: " + Sql.describe(e), e);
+      throw new StoreException("could not read the schema: " + Jdbc.describe(e), e);
     }
     List<String> missing = new ArrayList<>();
     REQUIRED.forEach(

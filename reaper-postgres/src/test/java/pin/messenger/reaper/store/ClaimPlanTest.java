@@ -55,7 +55,7 @@ class ClaimPlanTest {
   @ParameterizedTest
   @EnumSource(Phase.class)
   void claim_uses_ix_conf_active_and_reads_no_terminal_row(Phase phase) throws Exception {
-    String plan = explain(PostgresBatch.claimSql(phase), phase, true);
+    String plan = explain(Claims.claimSql(phase), phase, true);
 
     assertThat(plan).contains("ix_conf_active");
     assertThat(plan).doesNotContain("Seq Scan on conference_sessions");
@@ -65,7 +65,7 @@ class ClaimPlanTest {
   @ParameterizedTest
   @EnumSource(Phase.class)
   void skipped_locked_count_uses_ix_conf_active(Phase phase) throws Exception {
-    String plan = explain(PostgresBatch.countDueSql(phase), phase, false);
+    String plan = explain(Claims.countSkippedLockedSql(phase), phase, false);
 
     assertThat(plan).contains("ix_conf_active").doesNotContain("Seq Scan on conference_sessions");
   }
@@ -91,10 +91,15 @@ class ClaimPlanTest {
       if (claim) {
         ps.setInt(3, 100);
       } else {
-        ps.setObject(3, Rooms.ts(cutoff));
-        ps.setObject(
-            4,
-            Rooms.ts(cutoff.minusSeconds(3600))); // a later drain batch: counted past a lower bound
+        // A later drain batch: counted past a lower bound, up to the last claimed position.
+        Instant after = cutoff.minusSeconds(3600);
+        ps.setObject(3, Rooms.ts(after));
+        ps.setObject(4, Rooms.ts(after));
+        ps.setObject(5, new java.util.UUID(0, 0));
+        ps.setObject(6, Rooms.ts(cutoff));
+        ps.setObject(7, Rooms.ts(cutoff));
+        ps.setObject(8, new java.util.UUID(-1, -1));
+        ps.setArray(9, c.createArrayOf("uuid", new Object[] {java.util.UUID.randomUUID()}));
       }
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {

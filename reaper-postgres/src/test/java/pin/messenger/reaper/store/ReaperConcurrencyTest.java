@@ -17,14 +17,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.core.Cancellation;
+import pin.messenger.reaper.core.Cancellation.Checkpoint;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.LockLostException;
+import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
@@ -164,6 +165,58 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
+  void rows_cut_by_the_limit_at_a_tied_timestamp_are_not_counted_as_skipped_locked() {
+    // batchSize + 2 due rooms, all quiet since the same microsecond, none locked: the claim takes
+    // batchSize of them in id order and the LIMIT cuts the rest; nothing was passed over.
+    ConferenceRoomReaperOptions small = options.toBuilder().batchSize(3).build();
+    Instant tied = asOf.minusSeconds(300);
+    for (int i = 0; i < 5; i++) {
+      rooms.insert(Rooms.emptyActive(tied));
+    }
+
+    CycleResult result = reaper(small, store).runOnce(asOf, Cancellation.NONE);
+
+    assertThat(result.emptyTimeout()).isEqualTo(3);
+    assertThat(result.skippedLocked()).isZero();
+    assertThat(
+            rooms.count(
+                "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'"))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void a_held_row_among_tied_timestamps_is_counted_once_and_the_limit_cut_rows_are_not()
+      throws Exception {
+    ConferenceRoomReaperOptions small = options.toBuilder().batchSize(3).build();
+    Instant tied = asOf.minusSeconds(300);
+    List<Room> all = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      all.add(rooms.insert(Rooms.emptyActive(tied)));
+    }
+    // The claim order among tied rows is the id's (PostgreSQL's uuid order): hold the first one.
+    Room first =
+        all.stream()
+            .filter(
+                r ->
+                    r.id.equals(
+                        rooms
+                            .query(
+                                "SELECT id FROM messenger.conference_sessions ORDER BY id LIMIT 1")
+                            .get(0)
+                            .get("id")))
+            .findFirst()
+            .orElseThrow();
+    try (Connection command = holdRow(first)) {
+
+      CycleResult result = reaper(small, store).runOnce(asOf, Cancellation.NONE);
+
+      assertThat(result.emptyTimeout()).isEqualTo(3);
+      assertThat(result.skippedLocked()).isEqualTo(1);
+      command.commit();
+    }
+  }
+
+  @Test
   void a_join_committed_while_the_reaper_waited_is_seen_because_the_claim_rechecks_the_row()
       throws Exception {
     // The command updates the row (count 0 → 1) and holds it; the reaper skips it; after commit it
@@ -288,10 +341,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
     }
     rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    // Checks: cycle start, phase loop, after begin, after claim, before write, before commit → stop
-    // at the last.
-    AtomicInteger checks = new AtomicInteger();
-    Cancellation stopBeforeCommit = () -> checks.incrementAndGet() >= 6;
+    Cancellation stopBeforeCommit = Cancellation.at(Checkpoint.BEFORE_COMMIT, Phase.EMPTY_ROOM);
 
     assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopBeforeCommit))
         .isInstanceOf(CancellationException.class);
@@ -314,10 +364,9 @@ class ReaperConcurrencyTest extends DatabaseTest {
       rooms.insert(Rooms.emptyActive(asOf.minusSeconds(120 + i)));
     }
     Room prov = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
-    // The first phase's 6 checks pass and it commits; the stop is seen at the second phase's first
-    // check.
-    AtomicInteger checks = new AtomicInteger();
-    Cancellation stopAfterFirstBatch = () -> checks.incrementAndGet() >= 7;
+    // empty-room commits its batch; the stop comes before provision-timeout's first batch.
+    Cancellation stopAfterFirstBatch =
+        Cancellation.at(Checkpoint.BEFORE_BATCH, Phase.PROVISION_TIMEOUT);
 
     assertThatThrownBy(() -> reaper(options, store).runOnce(asOf, stopAfterFirstBatch))
         .isInstanceOf(CancellationException.class);

@@ -11,9 +11,32 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
-/** JDBC helpers shared by the store's classes. */
-final class Sql {
-  private Sql() {}
+/**
+ * JDBC helpers shared by the store's classes: parameter and column conversions, error
+ * classification, and ending a connection. No SQL text: each class owns the SQL of its table
+ * access.
+ */
+final class Jdbc {
+  private Jdbc() {}
+
+  /**
+   * Rolls back and returns a connection, ignoring failures of a connection that is already dead.
+   */
+  static void endQuietly(Connection c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // The connection may be gone (server ended it); the pool discards it on close.
+    }
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // Nothing more to free.
+    }
+  }
 
   /**
    * PostgreSQL error classes that mean "this row's data cannot be written", not "the database is

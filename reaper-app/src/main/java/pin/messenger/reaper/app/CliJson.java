@@ -1,0 +1,26 @@
+package pin.messenger.reaper.app;
+
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The one JSON writer of the command line: every document a command prints on stdout ({@code
+ * run-once}, {@code migrate}, {@code status --json}, {@code explain --json}) and their errors, one
+ * line each. Jackson writes ids as strings, instants as ISO-8601 UTC ({@code …Z}), numbers and
+ * booleans unquoted, and escapes what needs escaping.
+ */
+final class CliJson {
+  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+  private CliJson() {}
+
+  /** One line of JSON: a record's components or a map's entries, in their order. */
+  static String write(Object document) {
+    return MAPPER.writeValueAsString(document);
+  }
+
+  /** {@code {"error": "<message and causes>"}}. */
+  static String error(Throwable e) {
+    return write(Map.of("error", ReaperCli.describe(e)));
+  }
+}

@@ -1,0 +1,142 @@
+package pin.messenger.reaper.delivery;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
+
+/**
+ * One step of a leased delivery, the same for the Kafka relay and the recorder dispatcher: claim a
+ * batch under a lease (one statement, committed at once), send with no transaction open, then write
+ * every outcome guarded by the lease owner. What differs is the {@link LeasedTable} and the {@link
+ * Sender}.
+ *
+ * <p>A row whose lease was lost (this step outlived its lease and another instance claimed the row)
+ * is never counted as delivered, failed or released: it is logged once at WARN and counted in
+ * {@code leaseLost} and by {@link DeliveryObserver#leaseLost}. The other instance owns it now.
+ */
+final class LeasedDelivery<R extends LeasedRow> {
+  private static final Logger log = LoggerFactory.getLogger(LeasedDelivery.class);
+
+  /** Sends one claimed batch; returns one outcome per row, in the rows' order. */
+  @FunctionalInterface
+  interface Sender<R> {
+    List<SendOutcome> send(List<R> rows);
+  }
+
+  /**
+   * What one step did. {@code delivered}, {@code failed} (incl. {@code gaveUp}) count rows whose
+   * outcome was written; {@code unavailable} counts rows the other side could not be reached for;
+   * {@code leaseLost} rows whose outcome was not written because another instance holds them now.
+   */
+  record Result(
+      int claimed, int delivered, int failed, int gaveUp, int unavailable, int leaseLost) {
+    static final Result NOTHING = new Result(0, 0, 0, 0, 0, 0);
+  }
+
+  private final LeasedTable<R> table;
+  private final LeasedRows<R> rows;
+  private final Sender<R> sender;
+  private final int batchSize;
+  private final Duration lease;
+  private final int maxAttempts;
+  private final Backoff backoff;
+  private final DeliveryObserver observer;
+
+  LeasedDelivery(
+      LeasedTable<R> table,
+      LeasedRows<R> rows,
+      Sender<R> sender,
+      int batchSize,
+      Duration lease,
+      int maxAttempts,
+      Backoff backoff,
+      DeliveryObserver observer) {
+    this.table = table;
+    this.rows = rows;
+    this.sender = sender;
+    this.batchSize = batchSize;
+    this.lease = lease;
+    this.maxAttempts = maxAttempts;
+    this.backoff = backoff;
+    this.observer = observer == null ? DeliveryObserver.NONE : observer;
+  }
+
+  /** Claims, sends and settles one batch. */
+  Result step(Instant now) throws SQLException {
+    List<R> claimed = rows.claim(now, batchSize, now.plus(lease));
+    if (claimed.isEmpty()) {
+      return Result.NOTHING;
+    }
+    List<SendOutcome> outcomes = sender.send(claimed);
+    List<LeasedRows.Delivered> delivered = new ArrayList<>();
+    List<LeasedRows.Failure> failures = new ArrayList<>();
+    List<LeasedRows.Released> released = new ArrayList<>();
+    for (int i = 0; i < claimed.size(); i++) {
+      R row = claimed.get(i);
+      SendOutcome o = outcomes.get(i);
+      switch (o.kind()) {
+        case DELIVERED -> delivered.add(new LeasedRows.Delivered(row.id(), o.note()));
+        case FAILED ->
+            failures.add(
+                new LeasedRows.Failure(
+                    row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1))));
+        case UNAVAILABLE -> released.add(new LeasedRows.Released(row.id(), o.note()));
+      }
+    }
+    LeasedRows.Settled settled = rows.settle(now, delivered, failures, released, maxAttempts);
+    for (int i = 0; i < claimed.size(); i++) {
+      logOutcome(claimed.get(i), outcomes.get(i), settled);
+    }
+    if (!settled.lost().isEmpty()) {
+      observer.leaseLost(table.name(), settled.lost().size());
+    }
+    return new Result(
+        claimed.size(),
+        settled.delivered().size(),
+        settled.failed().size(),
+        settled.gaveUp().size(),
+        released.size(),
+        settled.lost().size());
+  }
+
+  private void logOutcome(R row, SendOutcome outcome, LeasedRows.Settled settled) {
+    UUID id = row.id();
+    Map<UUID, SendOutcome.Kind> lost = settled.lost();
+    if (lost.containsKey(id)) {
+      line(log.atWarn(), row)
+          .addKeyValue("leaseOwner", rows.owner())
+          .addKeyValue("outcome", lost.get(id))
+          .addKeyValue("note", outcome.note())
+          .log(table.leaseLostEvent());
+    } else if (settled.gaveUp().contains(id)) {
+      line(log.atError(), row)
+          .addKeyValue("attempts", row.attempts() + 1)
+          .addKeyValue("reason", outcome.note())
+          .log(table.gaveUpEvent());
+    } else if (settled.failed().contains(id)) {
+      line(log.atWarn(), row)
+          .addKeyValue("attempts", row.attempts() + 1)
+          .addKeyValue("reason", outcome.note())
+          .log(table.failedEvent());
+    } else if (settled.delivered().contains(id)) {
+      LoggingEventBuilder b = line(log.atLevel(table.deliveredLevel()), row);
+      if (outcome.note() != null) {
+        b.addKeyValue("note", outcome.note());
+      }
+      b.log(table.deliveredEvent());
+    }
+    // Released rows: the sender logs the outage as a state change, not a line per row.
+  }
+
+  private LoggingEventBuilder line(LoggingEventBuilder b, R row) {
+    table.logFields().accept(row, b);
+    return b;
+  }
+}

@@ -1,0 +1,102 @@
+package pin.messenger.reaper.bench;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import pin.messenger.reaper.core.Cancellation;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.CycleResult;
+import pin.messenger.reaper.core.Phase;
+
+/**
+ * Section 1: the idle cycle as the history grows. It has two databases of its own on the bench's
+ * server: {@code idle}, whose history grows (10k, 1M, 10M terminal rows), and {@code reference},
+ * which keeps 10k and is timed in turn with it. Neither sees the backlog sections' churn.
+ */
+final class IdleCycleBench {
+  private final DataSource idle;
+  private final DataSource reference;
+  private final BenchReport report;
+
+  IdleCycleBench(DataSource idle, DataSource reference, BenchReport report) {
+    this.idle = idle;
+    this.reference = reference;
+    this.report = report;
+  }
+
+  private void header() {
+    report.line(
+        "\n## 1. Idle cycle vs history (1,000 live rooms, nothing due, in a database of its own; median of 41 cycles,"
+            + " each timed in turn with the same cycle on a second database of the same server that keeps 10k terminal"
+            + " rows)");
+    headerRow();
+  }
+
+  private void headerRow() {
+    report.line(
+        "| terminal rows | reaper cycle (lock + 3 phases) ms | 3 raw claims ms | ratio to raw"
+            + " | same cycle, 10k database, ms | cycle vs 10k database (median of paired ratios) |");
+    report.line("|---:|---:|---:|---:|---:|---:|");
+  }
+
+  /**
+   * 1. Idle cycle (nothing due, 1,000 live rooms) as the history grows, against the three raw
+   * claims.
+   */
+  void run(List<Long> sizes) throws Exception {
+    header();
+    BenchData idleData = new BenchData(idle);
+    Floors idleFloors = new Floors(idle);
+    ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
+    ConferenceRoomReaper reaper = BenchReport.reaper(idle, o);
+    ConferenceRoomReaper referenceReaper = BenchReport.reaper(reference, o);
+    // Warm the JIT and the caches before the first measured size, so the 10k case is not paying for
+    // start-up.
+    for (int i = 0; i < 300; i++) {
+      Instant now = Instant.now();
+      reaper.runOnce(now, Cancellation.NONE);
+      referenceReaper.runOnce(now, Cancellation.NONE);
+      idleFloors.rawClaims(
+          Phase.EMPTY_ROOM.cutoff(now, o),
+          Phase.PROVISION_TIMEOUT.cutoff(now, o),
+          Phase.STALE_LIVE.cutoff(now, o));
+    }
+    for (long history : sizes) {
+      idleData.history(history);
+      List<Double> cycle = new ArrayList<>();
+      List<Double> raw = new ArrayList<>();
+      List<Double> ref = new ArrayList<>();
+      List<Double> paired = new ArrayList<>();
+      for (int i = 0; i < 46; i++) {
+        Instant now = Instant.now();
+        long r0 = System.nanoTime();
+        CycleResult rr = referenceReaper.runOnce(now, Cancellation.NONE);
+        long t0 = System.nanoTime();
+        CycleResult r = reaper.runOnce(now, Cancellation.NONE);
+        long t1 = System.nanoTime();
+        idleFloors.rawClaims(
+            Phase.EMPTY_ROOM.cutoff(now, o),
+            Phase.PROVISION_TIMEOUT.cutoff(now, o),
+            Phase.STALE_LIVE.cutoff(now, o));
+        long t2 = System.nanoTime();
+        if (r.reaped() != 0 || rr.reaped() != 0) {
+          throw new IllegalStateException("idle cycle reaped " + r.reaped() + " / " + rr.reaped());
+        }
+        if (i >= 5) { // warm-up
+          cycle.add((t1 - t0) / 1e6);
+          raw.add((t2 - t1) / 1e6);
+          ref.add((t0 - r0) / 1e6);
+          paired.add((double) (t1 - t0) / (t0 - r0));
+        }
+      }
+      double c = BenchReport.median(cycle);
+      double w = BenchReport.median(raw);
+      report.line(
+          String.format(
+              "| %,d | %.2f | %.2f | %.1f× | %.2f | %.2f× |",
+              history, c, w, c / w, BenchReport.median(ref), BenchReport.median(paired)));
+    }
+  }
+}

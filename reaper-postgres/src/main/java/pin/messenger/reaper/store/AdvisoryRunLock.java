@@ -1,0 +1,128 @@
+package pin.messenger.reaper.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import pin.messenger.reaper.core.LockLostException;
+import pin.messenger.reaper.core.ReaperStore;
+import pin.messenger.reaper.core.StoreException;
+
+/**
+ * The single-runner lock: a transaction-level advisory lock held by an open transaction on a
+ * connection of its own for the whole cycle. It cannot be left behind on a pooled connection
+ * (commit, rollback or a dead connection all free it), and its TTL is the server's: the same
+ * transaction sets {@code idle_in_transaction_session_timeout}, so a holder that hangs (never
+ * speaks again) has its session ended, and so the lock freed, by the server alone.
+ */
+final class AdvisoryRunLock implements ReaperStore.RunLock {
+  private static final Logger log = LoggerFactory.getLogger(AdvisoryRunLock.class);
+
+  /**
+   * Name hashed into the advisory-lock key. The bigint key is {@code hashtextextended(name, 0)},
+   * computed by the server so that operators find the holder in {@code pg_locks} with the same
+   * expression. A 64-bit hash of a name qualified by schema and job cannot plausibly collide with
+   * another advisory-lock user of the database.
+   */
+  static final String NAME = "messenger.conference_room_reaper";
+
+  /**
+   * Takes the lock without waiting, with the TTL and a statement limit. Parameters: ttl, limit,
+   * name.
+   */
+  static final String TRY_LOCK =
+      """
+      SELECT set_config('idle_in_transaction_session_timeout', ?, true),
+             set_config('statement_timeout', ?, true),
+             pg_try_advisory_xact_lock(hashtextextended(?, 0))
+      """;
+
+  /** Heartbeat: fails when the server has ended the session (and so freed the lock). */
+  static final String VERIFY_HELD = "SELECT 1";
+
+  /** Who holds the lock now (for {@code status}); the same key expression as {@link #TRY_LOCK}. */
+  static final String HOLDER =
+      """
+      SELECT a.pid, a.application_name, host(a.client_addr) AS client_addr, a.xact_start, a.state,
+             a.state_change
+        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted
+         AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(?, 0)
+      """;
+
+  private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The lock's open transaction, or null when another runner held the lock. */
+  private final Connection connection;
+
+  private AdvisoryRunLock(Connection connection) {
+    this.connection = connection;
+  }
+
+  /** Tries the lock once; the handle says whether it was acquired. */
+  static AdvisoryRunLock tryAcquire(DataSource dataSource, Duration ttl) {
+    Connection c = null;
+    try {
+      c = dataSource.getConnection();
+      c.setAutoCommit(false);
+      boolean acquired;
+      try (PreparedStatement ps = c.prepareStatement(TRY_LOCK)) {
+        ps.setString(1, ttl.toMillis() + "ms");
+        ps.setString(2, STATEMENT_TIMEOUT.toMillis() + "ms");
+        ps.setString(3, NAME);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          acquired = rs.getBoolean(3);
+        }
+      }
+      if (!acquired) {
+        Jdbc.endQuietly(c);
+        return new AdvisoryRunLock(null);
+      }
+      return new AdvisoryRunLock(c);
+    } catch (SQLException e) {
+      Jdbc.endQuietly(c);
+      throw new StoreException("could not try the run lock: " + Jdbc.describe(e), e);
+    }
+  }
+
+  @Override
+  public boolean acquired() {
+    return connection != null;
+  }
+
+  @Override
+  public void verifyHeld() {
+    if (connection == null) {
+      throw new IllegalStateException("run lock was not acquired");
+    }
+    try (PreparedStatement ps = connection.prepareStatement(VERIFY_HELD)) {
+      ps.executeQuery().close();
+    } catch (SQLException e) {
+      throw new LockLostException(
+          "run lock lost (its TTL passed or its connection was ended): " + Jdbc.describe(e), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (connection == null) {
+      return;
+    }
+    // Ending the lock's transaction frees the lock. If it cannot be ended, the server has already
+    // ended the session (TTL passed, backend terminated): the lock was lost before the cycle ended.
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      log.atWarn()
+          .addKeyValue("reason", Jdbc.describe(e))
+          .log(
+              "run lock was lost before the cycle ended (its TTL passed or its session was ended)");
+    }
+    Jdbc.endQuietly(connection);
+  }
+}

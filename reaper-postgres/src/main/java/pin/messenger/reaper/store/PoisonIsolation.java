@@ -1,0 +1,144 @@
+package pin.messenger.reaper.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import pin.messenger.reaper.core.ReaperStore;
+import pin.messenger.reaper.core.StoreException;
+import pin.messenger.reaper.core.Transition;
+
+/**
+ * A poison row never sinks the batch: the set-based write runs under a savepoint and, on a data
+ * error, again by halves until the bad rows stand alone (O(log n) extra statements per poison row,
+ * the healthy rows keep their set-based write); the error is then kept on each poison row with an
+ * exponential backoff.
+ */
+final class PoisonIsolation {
+  private static final Logger log = LoggerFactory.getLogger(PoisonIsolation.class);
+
+  /**
+   * Keeps a poison row's error on it and backs it off exponentially from the polling interval to a
+   * cap.
+   */
+  static final String RECORD_FAILURES =
+      """
+      UPDATE messenger.conference_sessions s
+         SET reaper_attempts = s.reaper_attempts + 1,
+             reaper_last_error = f.error,
+             reaper_last_error_at = ?,
+             reaper_next_attempt_at = ?::timestamptz
+                 + least(?::bigint, ?::bigint * (2 ^ least(s.reaper_attempts, 20))::bigint) * interval '1 millisecond'
+        FROM unnest(?::uuid[], ?::text[]) AS f(id, error)
+       WHERE s.id = f.id
+      """;
+
+  private static final int MAX_ERROR_LENGTH = 1000;
+
+  private final Connection connection;
+  private final TransitionWriter writer;
+
+  PoisonIsolation(Connection connection, TransitionWriter writer) {
+    this.connection = connection;
+    this.writer = writer;
+  }
+
+  /** Writes every transition it can; isolates and reports the rows the database refuses. */
+  ReaperStore.ApplyResult apply(List<Transition> transitions, String correlationId, Instant asOf) {
+    List<Transition> applied = new ArrayList<>(transitions.size());
+    Map<UUID, String> failed = new LinkedHashMap<>();
+    try {
+      applyIsolating(transitions, correlationId, asOf, applied, failed);
+    } catch (SQLException e) {
+      throw new StoreException("writing transitions failed: " + Jdbc.describe(e), e);
+    }
+    return new ReaperStore.ApplyResult(applied, failed);
+  }
+
+  /**
+   * Writes {@code part} in one statement; on a data error splits it in halves until the bad rows
+   * are alone. A transition its status guard did not let through is in neither list.
+   */
+  private void applyIsolating(
+      List<Transition> part,
+      String correlationId,
+      Instant asOf,
+      List<Transition> applied,
+      Map<UUID, String> failed)
+      throws SQLException {
+    Savepoint savepoint = connection.setSavepoint();
+    Set<UUID> closed;
+    try {
+      closed = writer.write(part, correlationId, asOf);
+      connection.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      if (!Jdbc.isDataError(e)) {
+        throw e;
+      }
+      connection.rollback(savepoint);
+      if (part.size() == 1) {
+        failed.put(part.get(0).conferenceId(), Jdbc.describe(e));
+        return;
+      }
+      int mid = part.size() / 2;
+      applyIsolating(part.subList(0, mid), correlationId, asOf, applied, failed);
+      applyIsolating(part.subList(mid, part.size()), correlationId, asOf, applied, failed);
+      return;
+    }
+    for (Transition t : part) {
+      if (closed.contains(t.conferenceId())) {
+        applied.add(t);
+      }
+    }
+  }
+
+  /** Keeps the error of each poison row on the row (attempts, last error, when to try again). */
+  void recordFailures(
+      Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap) {
+    List<UUID> ids = new ArrayList<>(errors.keySet());
+    List<String> messages = new ArrayList<>(errors.size());
+    for (String m : errors.values()) {
+      messages.add(m.length() > MAX_ERROR_LENGTH ? m.substring(0, MAX_ERROR_LENGTH) : m);
+    }
+    Savepoint savepoint = null;
+    try {
+      savepoint = connection.setSavepoint();
+      try (PreparedStatement ps = connection.prepareStatement(RECORD_FAILURES)) {
+        ps.setObject(1, Jdbc.ts(asOf));
+        ps.setObject(2, Jdbc.ts(asOf));
+        ps.setLong(3, retryCap.toMillis());
+        ps.setLong(4, retryBase.toMillis());
+        ps.setArray(5, Jdbc.uuidArray(connection, ids));
+        ps.setArray(6, Jdbc.textArray(connection, messages));
+        ps.executeUpdate();
+      }
+      connection.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      if (savepoint == null || !Jdbc.isDataError(e)) {
+        throw new StoreException("recording poison rows failed: " + Jdbc.describe(e), e);
+      }
+      // The bookkeeping itself is rejected by the row (e.g. a trigger): keep the healthy rows'
+      // closes.
+      try {
+        connection.rollback(savepoint);
+      } catch (SQLException rollbackFailure) {
+        throw new StoreException(
+            "recording poison rows failed: " + Jdbc.describe(rollbackFailure), rollbackFailure);
+      }
+      log.atWarn()
+          .addKeyValue("conferenceIds", ids)
+          .addKeyValue("reason", Jdbc.describe(e))
+          .log("could not keep the error on poison rows; they are logged only");
+    }
+  }
+}

@@ -1,0 +1,304 @@
+package pin.messenger.reaper.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import pin.messenger.reaper.core.Backlog;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.ConferenceSession;
+import pin.messenger.reaper.core.Decision;
+import pin.messenger.reaper.core.Phase;
+import pin.messenger.reaper.core.ReaperDecision;
+import pin.messenger.reaper.testing.Rooms;
+import pin.messenger.reaper.testing.TestDatabase;
+
+/**
+ * The SQL forms of each phase's rule ({@link PhaseRule}: the claim, the backlog gauge, explain's
+ * match) and the Java re-check ({@link ReaperDecision}) agree on every generated row: a row is
+ * selected by the SQL exactly when the decision does not skip it (it closes it, or rejects it as
+ * poison). Rows are drawn with a seeded generator (set {@code -DphaseRule.seed=…} to replay one)
+ * over every status, a null in every nullable column the rule or the decision reads, reference
+ * times at each phase's window ± 1 µs, backoffs at asOf ± 1 µs, negative and zero counts, and many
+ * ties on the order key (the timestamps come from a small pool), so the claim order's id tiebreaker
+ * is exercised too.
+ */
+class PhaseRulePropertyTest {
+  static final int ROWS = 3_000;
+  static final long SEED = Long.getLong("phaseRule.seed", 20261202L);
+  static final Instant AS_OF = Instant.parse("2026-12-02T10:00:00.123456Z");
+  static final ConferenceRoomReaperOptions OPTIONS = ConferenceRoomReaperOptions.defaults();
+  static final Duration MICRO = Duration.of(1, ChronoUnit.MICROS);
+
+  /** PostgreSQL's uuid order: the 16 bytes compared unsigned. */
+  static final Comparator<UUID> PG_UUID_ORDER =
+      Comparator.<UUID>comparingLong(u -> u.getMostSignificantBits() ^ Long.MIN_VALUE)
+          .thenComparingLong(u -> u.getLeastSignificantBits() ^ Long.MIN_VALUE);
+
+  static TestDatabase db;
+  static List<ConferenceSession> sessions;
+
+  @BeforeAll
+  static void generate() throws Exception {
+    db = TestDatabase.create();
+    Random random = new Random(SEED);
+    List<Instant> pool = instants(random);
+    sessions = new ArrayList<>(ROWS);
+    for (int i = 0; i < ROWS; i++) {
+      sessions.add(session(random, pool));
+    }
+    insert(sessions);
+  }
+
+  @AfterAll
+  static void close() {
+    db.close();
+  }
+
+  /**
+   * The boundaries of every phase (cutoff ± 1 µs), asOf ± 1 µs, and a few far values: few enough
+   * that many rows share a timestamp.
+   */
+  static List<Instant> instants(Random random) {
+    List<Instant> pool = new ArrayList<>();
+    for (Phase phase : Phase.values()) {
+      Instant cutoff = phase.cutoff(AS_OF, OPTIONS);
+      pool.addAll(List.of(cutoff.minus(MICRO), cutoff, cutoff.plus(MICRO)));
+    }
+    pool.addAll(List.of(AS_OF.minus(MICRO), AS_OF, AS_OF.plus(MICRO)));
+    pool.add(AS_OF.minus(Duration.ofDays(3)));
+    for (int i = 0; i < 6; i++) {
+      // Anywhere from 5 h before asOf to a minute after it, at microsecond precision.
+      pool.add(AS_OF.minus(MICRO.multipliedBy(random.nextLong(5L * 3600 * 1_000_000))));
+    }
+    pool.add(AS_OF.plusSeconds(60));
+    return pool;
+  }
+
+  static ConferenceSession session(Random random, List<Instant> pool) {
+    String[] statuses = {"Active", "Active", "Active", "Provisioning", "Provisioning", "Ended"};
+    String status = random.nextInt(20) == 0 ? "Failed" : statuses[random.nextInt(statuses.length)];
+    int[] counts = {-1, 0, 0, 0, 1, 2};
+    Instant nextAttempt =
+        switch (random.nextInt(6)) {
+          case 0 -> AS_OF.minus(MICRO);
+          case 1 -> AS_OF;
+          case 2 -> AS_OF.plus(MICRO);
+          case 3 -> pick(random, pool);
+          default -> null;
+        };
+    return new ConferenceSession(
+        uuid(random),
+        uuid(random),
+        uuid(random),
+        uuid(random),
+        random.nextBoolean() ? "Audio" : "Video",
+        status,
+        uuid(random),
+        pick(random, pool),
+        random.nextInt(4) == 0 ? null : pick(random, pool),
+        pick(random, pool),
+        counts[random.nextInt(counts.length)],
+        random.nextInt(5),
+        List.of(),
+        null,
+        List.of(),
+        nextAttempt);
+  }
+
+  /** Ids from the seeded generator too, so that a seed replays the same claim order. */
+  static UUID uuid(Random random) {
+    return new UUID(random.nextLong(), random.nextLong());
+  }
+
+  static Instant pick(Random random, List<Instant> pool) {
+    return pool.get(random.nextInt(pool.size()));
+  }
+
+  static void insert(List<ConferenceSession> rows) throws Exception {
+    String sql =
+        """
+        INSERT INTO messenger.conference_sessions
+          (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
+           last_activity_at, updated_at, active_participant_count, peak_participant_count, reaper_next_attempt_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """;
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (ConferenceSession s : rows) {
+        int i = 1;
+        ps.setObject(i++, s.id());
+        ps.setObject(i++, s.chatId());
+        ps.setObject(i++, s.dealId());
+        ps.setObject(i++, s.tenantId());
+        ps.setString(i++, s.mediaType());
+        ps.setString(i++, s.status());
+        ps.setObject(i++, s.startedByUserId());
+        ps.setObject(i++, Rooms.ts(s.createdAt()));
+        ps.setObject(i++, Rooms.ts(s.startedAt()));
+        ps.setObject(i++, Rooms.ts(s.lastActivityAt()));
+        ps.setObject(i++, Rooms.ts(s.lastActivityAt()));
+        ps.setInt(i++, s.activeParticipantCount());
+        ps.setInt(i++, s.peakParticipantCount());
+        ps.setObject(i, Rooms.ts(s.reaperNextAttemptAt()));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  /** What the Java side says: the decision does not skip the row (it closes it or rejects it). */
+  static boolean javaSelects(Phase phase, ConferenceSession s) {
+    return !(ReaperDecision.decide(phase, s, AS_OF, OPTIONS) instanceof Decision.Skip);
+  }
+
+  /** The same row without a poison backoff: what "due" (backlog, explain) means. */
+  static ConferenceSession withoutBackoff(ConferenceSession s) {
+    return new ConferenceSession(
+        s.id(),
+        s.chatId(),
+        s.dealId(),
+        s.tenantId(),
+        s.mediaType(),
+        s.status(),
+        s.startedByUserId(),
+        s.createdAt(),
+        s.startedAt(),
+        s.lastActivityAt(),
+        s.activeParticipantCount(),
+        s.peakParticipantCount(),
+        s.participants(),
+        s.latestRecordingId(),
+        s.activeRecordingIds(),
+        null);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Phase.class)
+  void the_claim_takes_exactly_the_rows_the_decision_does_not_skip_in_claim_order(Phase phase)
+      throws Exception {
+    List<ConferenceSession> claimed;
+    try (Connection c = db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      claimed = new Claims(c).claim(phase, phase.cutoff(AS_OF, OPTIONS), AS_OF, ROWS);
+      c.rollback();
+    }
+    List<UUID> expected =
+        sessions.stream()
+            .filter(s -> javaSelects(phase, s))
+            .sorted(
+                Comparator.comparing(phase::orderKey)
+                    .thenComparing(ConferenceSession::id, PG_UUID_ORDER))
+            .map(ConferenceSession::id)
+            .toList();
+
+    assertAgree(phase, "claim", ids(claimed), expected, s -> javaSelects(phase, s));
+    assertThat(ids(claimed)).as("claim order (seed %d)", SEED).containsExactlyElementsOf(expected);
+    assertThat(expected).as("the generator reaches this phase's rows").hasSizeGreaterThan(20);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Phase.class)
+  void the_backlog_counts_exactly_the_rows_the_decision_finds_due(Phase phase) {
+    List<ConferenceSession> due =
+        sessions.stream().filter(s -> javaSelects(phase, withoutBackoff(s))).toList();
+
+    Backlog.PhaseBacklog backlog =
+        new PostgresReaperStore(db.dataSource()).backlog(AS_OF, OPTIONS).phase(phase);
+
+    assertThat(backlog.due()).as("%s backlog (seed %d)", phase, SEED).isEqualTo(due.size());
+    assertThat(backlog.oldestDueSince())
+        .isEqualTo(
+            due.stream()
+                .map(phase::orderKey)
+                .min(Comparator.naturalOrder())
+                .orElseThrow()
+                .plus(phase.window(OPTIONS)));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Phase.class)
+  void explain_matches_a_phase_exactly_when_the_decision_finds_the_row_due(Phase phase)
+      throws Exception {
+    List<UUID> matched = new ArrayList<>();
+    try (Connection c = db.dataSource().getConnection()) {
+      Object[] params = new Object[Phase.values().length + 1];
+      for (Phase p : Phase.values()) {
+        params[p.ordinal()] = Jdbc.ts(p.cutoff(AS_OF, OPTIONS));
+      }
+      String column = phase.name().toLowerCase(java.util.Locale.ROOT) + "_due";
+      for (ConferenceSession s : sessions) {
+        params[params.length - 1] = s.id();
+        if (Boolean.TRUE.equals(
+            Diagnostics.rows(c, Diagnostics.PHASE_MATCH_SQL, params).get(0).get(column))) {
+          matched.add(s.id());
+        }
+      }
+    }
+    List<UUID> expected =
+        sessions.stream()
+            .filter(s -> javaSelects(phase, withoutBackoff(s)))
+            .map(ConferenceSession::id)
+            .toList();
+
+    assertAgree(phase, "explain", matched, expected, s -> javaSelects(phase, withoutBackoff(s)));
+  }
+
+  static List<UUID> ids(List<ConferenceSession> rows) {
+    return rows.stream().map(ConferenceSession::id).toList();
+  }
+
+  /** Same set of ids; on a difference, names the first rows on each side with their values. */
+  static void assertAgree(
+      Phase phase,
+      String form,
+      List<UUID> sql,
+      List<UUID> java,
+      Predicate<ConferenceSession> javaSide) {
+    Map<UUID, ConferenceSession> byId = new LinkedHashMap<>();
+    sessions.forEach(s -> byId.put(s.id(), s));
+    List<ConferenceSession> onlySql =
+        sql.stream().filter(id -> !java.contains(id)).map(byId::get).limit(3).toList();
+    List<ConferenceSession> onlyJava =
+        java.stream().filter(id -> !sql.contains(id)).map(byId::get).limit(3).toList();
+    assertThat(onlySql.isEmpty() && onlyJava.isEmpty())
+        .as(
+            "%s %s (seed %d, asOf %s): selected by SQL only %s; by the decision only %s",
+            phase,
+            form,
+            SEED,
+            AS_OF,
+            onlySql.stream().map(s -> describe(phase, s)).collect(Collectors.joining("; ")),
+            onlyJava.stream().map(s -> describe(phase, s)).collect(Collectors.joining("; ")))
+        .isTrue();
+  }
+
+  static String describe(Phase phase, ConferenceSession s) {
+    return "%s status=%s created=%s last=%s count=%d started=%s next=%s → %s"
+        .formatted(
+            s.id(),
+            s.status(),
+            s.createdAt(),
+            s.lastActivityAt(),
+            s.activeParticipantCount(),
+            s.startedAt(),
+            s.reaperNextAttemptAt(),
+            ReaperDecision.decide(phase, s, AS_OF, OPTIONS));
+  }
+}
