@@ -204,6 +204,8 @@ final class StatusCommand {
                 h.get("query")));
       }
       b.append('\n');
+    } else if (lock.get("error") != null) {
+      b.append("unknown (").append(lock.get("error")).append(")\n");
     } else {
       b.append("free\n");
     }
