@@ -101,12 +101,11 @@ public class DeliveryConfiguration {
   @Bean
   ReaperMeters reaperMeters(
       io.micrometer.core.instrument.MeterRegistry registry,
-      pin.messenger.reaper.store.PostgresReaperStore store,
+      DatabaseGauges database,
       pin.messenger.reaper.core.ConferenceRoomReaperOptions options,
-      DataSource dataSource,
       Delivery delivery,
       Clock clock) {
-    return new ReaperMeters(registry, store, dataSource, options, delivery, clock);
+    return new ReaperMeters(registry, database, options, delivery, clock);
   }
 
   /**

@@ -38,6 +38,13 @@ public class ReaperConfiguration {
     return options;
   }
 
+  /** socketTimeout and TCP keepalive on the pool's connections (a stalled network ends). */
+  @Bean
+  static NetworkBounds reaperNetworkBounds(
+      org.springframework.beans.factory.ObjectProvider<ConferenceRoomReaperOptions> options) {
+    return new NetworkBounds(options);
+  }
+
   @Bean
   Clock reaperClock() {
     return Clock.systemUTC();
@@ -75,9 +82,25 @@ public class ReaperConfiguration {
     return new ConferenceRoomReaper(store, options, ReaperObserver.compose(observers), listeners);
   }
 
+  /** The database as the gauges and readiness see it, read off the scrape path. */
+  @Bean(destroyMethod = "close")
+  DatabaseGauges databaseGauges(
+      PostgresReaperStore store,
+      DataSource dataSource,
+      ConferenceRoomReaperOptions options,
+      Clock clock) {
+    return new DatabaseGauges(store, dataSource, options, clock);
+  }
+
+  /** Readiness (and health): the database, from memory (health group "readiness"). */
+  @Bean
+  DatabaseHealthIndicator databaseHealthIndicator(DatabaseGauges database, Clock clock) {
+    return new DatabaseHealthIndicator(database, clock);
+  }
+
   /**
-   * Liveness: no completed cycle for 2 × polling-interval while enabled → DOWN (health group
-   * "liveness").
+   * Liveness: the loop has not started a cycle for lock-ttl + polling-interval while enabled → DOWN
+   * (health group "liveness").
    */
   @Bean
   ReaperLivenessIndicator reaperHealthIndicator(
@@ -89,13 +112,14 @@ public class ReaperConfiguration {
     boolean periodic = "run".equals(env.getProperty("reaper.command", "run"));
     ConferenceRoomReaperOptions watched =
         periodic ? options : options.toBuilder().enabled(false).build();
-    return new ReaperLivenessIndicator(meters::lastCycleCompleted, watched, clock);
+    return new ReaperLivenessIndicator(meters::lastCycleStarted, watched, clock);
   }
 
   /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
   @Bean
   @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
-  ReaperLoopLifecycle reaperLoop(ConferenceRoomReaper reaper, Clock clock, Delivery delivery) {
-    return new ReaperLoopLifecycle(new ReaperLoop(reaper, clock, null), delivery);
+  ReaperLoopLifecycle reaperLoop(
+      ConferenceRoomReaper reaper, Clock clock, Delivery delivery, DatabaseGauges gauges) {
+    return new ReaperLoopLifecycle(new ReaperLoop(reaper, clock, null), delivery, gauges);
   }
 }

@@ -3,30 +3,37 @@ package pin.messenger.reaper.app;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 
 /**
- * Liveness of the worker: DOWN when, while enabled, no cycle has completed for {@code 2 ×
- * polling-interval} (the spec's "job did not run" alert, visible to Kubernetes without Prometheus).
- * A cycle skipped because another instance held the run lock counts as completed: the job ran,
- * someone else did the work.
+ * Liveness means "this process is wedged", never "a dependency is down": DOWN only when, while
+ * enabled, the loop has not started a cycle for {@code lock-ttl + polling-interval} — its thread
+ * died, or a cycle is stuck past the point where the server has already freed its run lock. A cycle
+ * that fails because the database is down still starts on time, so a database outage keeps liveness
+ * UP (a restart would not bring the database back, and a pod restarted during the outage fails at
+ * start-up and backs off, delaying recovery). Whether the job is getting its work done is the
+ * alerts' business ({@code ConferenceReaperNotRunning}, errors) and readiness shows the database.
  */
 final class ReaperLivenessIndicator implements HealthIndicator {
-  private final java.util.function.Supplier<Instant> lastCycleCompleted;
+  private final Supplier<Instant> lastCycleStarted;
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
   private final Instant startedAt;
 
   ReaperLivenessIndicator(
-      java.util.function.Supplier<Instant> lastCycleCompleted,
-      ConferenceRoomReaperOptions options,
-      Clock clock) {
-    this.lastCycleCompleted = lastCycleCompleted;
+      Supplier<Instant> lastCycleStarted, ConferenceRoomReaperOptions options, Clock clock) {
+    this.lastCycleStarted = lastCycleStarted;
     this.options = options;
     this.clock = clock;
     this.startedAt = clock.instant();
+  }
+
+  /** How long the loop may go without starting a cycle before it counts as wedged. */
+  Duration limit() {
+    return options.lockTtl().plus(options.pollingInterval());
   }
 
   @Override
@@ -34,15 +41,13 @@ final class ReaperLivenessIndicator implements HealthIndicator {
     if (!options.enabled()) {
       return Health.up().withDetail("enabled", false).build();
     }
-    Instant now = clock.instant();
-    Duration limit = options.pollingInterval().multipliedBy(2);
-    Instant last = lastCycleCompleted.get();
+    Instant last = lastCycleStarted.get();
     Instant since = last != null ? last : startedAt;
-    Duration quiet = Duration.between(since, now);
-    Health.Builder health = quiet.compareTo(limit) > 0 ? Health.down() : Health.up();
+    Duration quiet = Duration.between(since, clock.instant());
+    Health.Builder health = quiet.compareTo(limit()) > 0 ? Health.down() : Health.up();
     return health
-        .withDetail("lastCycleCompleted", last == null ? "none yet" : last.toString())
-        .withDetail("limit", limit.toString())
+        .withDetail("lastCycleStarted", last == null ? "none yet" : last.toString())
+        .withDetail("limit", limit().toString())
         .build();
   }
 }

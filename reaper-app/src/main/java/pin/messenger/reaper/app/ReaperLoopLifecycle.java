@@ -7,16 +7,22 @@ import pin.messenger.reaper.core.ReaperLoop;
 public final class ReaperLoopLifecycle implements SmartLifecycle {
   private final ReaperLoop loop;
   private final Delivery delivery;
+  private final DatabaseGauges gauges;
   private volatile boolean running;
 
-  ReaperLoopLifecycle(ReaperLoop loop, Delivery delivery) {
+  ReaperLoopLifecycle(ReaperLoop loop, Delivery delivery, DatabaseGauges gauges) {
     this.loop = loop;
     this.delivery = delivery;
+    this.gauges = gauges;
   }
 
-  /** Starts delivery first (so rows left by an earlier run go out), then the reaper's timer. */
+  /**
+   * Starts the background reading of the gauges, delivery (so rows left by an earlier run go out),
+   * then the reaper's timer.
+   */
   @Override
   public void start() {
+    gauges.start();
     delivery.start();
     loop.start();
     running = true;

@@ -20,15 +20,14 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperObserver;
-import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.Transition;
 import pin.messenger.reaper.delivery.DeliveryObserver;
-import pin.messenger.reaper.store.Diagnostics;
 
 /**
  * The worker's Micrometer meters, exposed in Prometheus form as the spec names them ({@code
  * messenger_conf_reaper_*}). All are registered at start-up so dashboards show zeros, not gaps.
- * Gauges that need the database read it at most every {@link #GAUGE_CACHE} per scrape.
+ * Gauges that need the database read the last snapshot of {@link DatabaseGauges}, refreshed off the
+ * scrape path: a scrape never waits on the database.
  */
 public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private static final Logger log = LoggerFactory.getLogger(ReaperMeters.class);
@@ -62,16 +61,10 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
       "messenger.conf.reaper.outbox.quarantined.rows";
   public static final String RECORDER_GAVE_UP_ROWS =
       "messenger.conf.reaper.recorder.stop.gave.up.rows";
-
-  /** One reading of {@link Diagnostics#DELIVERY}. */
-  record TableState(
-      long outboxPending,
-      Instant outboxOldest,
-      long outboxQuarantined,
-      long recorderPending,
-      Instant recorderOldest,
-      long recorderGaveUp,
-      long poison) {}
+  public static final String GAUGES_AGE = "messenger.conf.reaper.gauges.age";
+  public static final String DATABASE_UP = "messenger.conf.reaper.database.up";
+  public static final String CLOSE_LATENESS = "messenger.conf.reaper.close.lateness";
+  public static final String SLO_CLOSES = "messenger.conf.reaper.slo.closes";
 
   /**
    * Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30
@@ -83,7 +76,16 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30)
   };
 
-  static final Duration GAUGE_CACHE = Duration.ofSeconds(5);
+  /**
+   * Buckets of close lateness (seconds past the due moment at commit): the SLO threshold is the
+   * polling interval, added to these at start-up so the histogram resolves it exactly.
+   */
+  static final Duration[] LATENESS_BUCKETS = {
+    Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+    Duration.ofSeconds(10), Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(45),
+    Duration.ofSeconds(60), Duration.ofSeconds(90), Duration.ofMinutes(2), Duration.ofMinutes(5),
+    Duration.ofMinutes(10), Duration.ofMinutes(30), Duration.ofHours(1)
+  };
 
   private final Counter runs;
   private final Timer cycleDuration;
@@ -98,15 +100,22 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private final Counter recorderDelivered;
   private final Counter recorderFailures;
   private final Counter recorderGaveUp;
+  private final Map<Phase, Timer> lateness = new EnumMap<>(Phase.class);
+  private final Map<Phase, Counter> withinSlo = new EnumMap<>(Phase.class);
+  private final Map<Phase, Counter> lateForSlo = new EnumMap<>(Phase.class);
+  private final ConferenceRoomReaperOptions options;
+  private final Clock clock;
   private volatile Instant lastCycleCompleted;
+  private volatile Instant lastCycleStarted;
 
   public ReaperMeters(
       MeterRegistry registry,
-      ReaperStore store,
-      javax.sql.DataSource dataSource,
+      DatabaseGauges database,
       ConferenceRoomReaperOptions options,
       Delivery delivery,
       Clock clock) {
+    this.options = options;
+    this.clock = clock;
     runs = Counter.builder(RUN).description("Cycles run (liveness)").register(registry);
     cycleDuration =
         Timer.builder(CYCLE_DURATION)
@@ -164,7 +173,23 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
             .description("Recorder stop requests given up after max attempts")
             .register(registry);
 
-    Supplier<Backlog> backlog = cached(() -> store.backlog(clock.instant(), options));
+    Duration[] latenessBuckets =
+        java.util.Arrays.copyOf(LATENESS_BUCKETS, LATENESS_BUCKETS.length + 1);
+    latenessBuckets[LATENESS_BUCKETS.length] = options.pollingInterval();
+    for (Phase phase : Phase.values()) {
+      lateness.put(
+          phase,
+          Timer.builder(CLOSE_LATENESS)
+              .description(
+                  "How long after its due moment (window passed) a conference was closed, at commit")
+              .tag("phase", phase.label())
+              .serviceLevelObjectives(latenessBuckets)
+              .register(registry));
+      withinSlo.put(phase, sloCounter(registry, phase, "within"));
+      lateForSlo.put(phase, sloCounter(registry, phase, "late"));
+    }
+
+    Supplier<Backlog> backlog = () -> database.last() == null ? null : database.last().backlog();
     Gauge.builder(ACTIVE_BACKLOG, () -> backlog.get() == null ? Double.NaN : backlog.get().total())
         .description("Active conferences past their window (all phases, each row once)")
         .register(registry);
@@ -178,9 +203,9 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
       Gauge.builder(
               PHASE_OLDEST_DUE_AGE,
               () ->
-                  age(
-                      clock,
-                      backlog.get() == null ? null : backlog.get().phase(phase).oldestDueSince()))
+                  backlog.get() == null
+                      ? Double.NaN
+                      : age(clock, backlog.get().phase(phase).oldestDueSince()))
           .description("How long the oldest due conference of the phase has been due")
           .tag("phase", phase.label())
           .baseUnit("seconds")
@@ -191,48 +216,70 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         .description("Unix time of the last completed cycle (0: none yet)")
         .baseUnit("seconds")
         .register(registry);
+    Gauge.builder(GAUGES_AGE, database::ageSeconds)
+        .description(
+            "Age of the database reading behind the backlog, outbox and poison gauges (NaN: none yet)")
+        .baseUnit("seconds")
+        .register(registry);
+    Gauge.builder(
+            DATABASE_UP,
+            () -> database.probe() == null ? Double.NaN : database.probe().up() ? 1 : 0)
+        .description("1 when the last background read of the database succeeded")
+        .register(registry);
 
-    Supplier<TableState> state = cached(() -> readTableState(dataSource));
+    Supplier<DatabaseGauges.TableState> state =
+        () -> database.last() == null ? null : database.last().tables();
+    // The delivery gauges only where this process delivers: a worker that is not meant to relay
+    // reports no outbox figures (NaN), so the outbox alerts fire on the relaying instances only.
+    boolean relaying = delivery.relay() != null;
+    boolean dispatching = delivery.recorder() != null;
     gauge(
         registry,
         OUTBOX_PENDING,
-        "Outbox rows waiting to be published",
+        "Outbox rows waiting to be published (NaN where the relay is off)",
         null,
+        relaying,
         state,
         t -> t.outboxPending());
     gauge(
         registry,
         OUTBOX_OLDEST_AGE,
-        "Age of the oldest unpublished outbox row (0: none)",
+        "Age of the oldest unpublished outbox row (0: none; NaN where the relay is off)",
         "seconds",
+        relaying,
         state,
         t -> age(clock, t.outboxOldest()));
     gauge(
         registry,
         OUTBOX_QUARANTINED_ROWS,
-        "Outbox rows in quarantine now",
+        "Outbox rows in quarantine now (NaN where the relay is off)",
         null,
+        relaying,
         state,
         t -> t.outboxQuarantined());
     gauge(
         registry,
         RECORDER_PENDING,
-        "Recorder stop requests waiting for delivery",
+        "Recorder stop requests waiting for delivery (NaN where the dispatcher is off)",
         null,
+        dispatching,
         state,
         t -> t.recorderPending());
     gauge(
         registry,
         RECORDER_OLDEST_AGE,
-        "Age of the oldest undelivered recorder stop request (0: none)",
+        "Age of the oldest undelivered recorder stop request (0: none; NaN where the dispatcher"
+            + " is off)",
         "seconds",
+        dispatching,
         state,
         t -> age(clock, t.recorderOldest()));
     gauge(
         registry,
         RECORDER_GAVE_UP_ROWS,
-        "Recorder stop requests given up, now",
+        "Recorder stop requests given up, now (NaN where the dispatcher is off)",
         null,
+        dispatching,
         state,
         t -> t.recorderGaveUp());
     gauge(
@@ -240,6 +287,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         POISON_ROWS,
         "Live conferences whose last close failed (poison rows), now",
         null,
+        true,
         state,
         t -> t.poison());
     Gauge.builder(ENABLED, () -> options.enabled() ? 1 : 0)
@@ -254,46 +302,36 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         .register(registry);
   }
 
+  private static Counter sloCounter(MeterRegistry registry, Phase phase, String result) {
+    return Counter.builder(SLO_CLOSES)
+        .description(
+            "Closes by whether they met the spec's SLO (closed within the window + one polling"
+                + " interval)")
+        .tag("phase", phase.label())
+        .tag("result", result)
+        .register(registry);
+  }
+
   private static void gauge(
       MeterRegistry registry,
       String name,
       String help,
       String unit,
-      Supplier<TableState> state,
-      java.util.function.ToDoubleFunction<TableState> value) {
+      boolean applies,
+      Supplier<DatabaseGauges.TableState> state,
+      java.util.function.ToDoubleFunction<DatabaseGauges.TableState> value) {
     Supplier<Number> read =
         () -> {
-          TableState t = state.get();
-          return t == null ? Double.NaN : value.applyAsDouble(t);
+          DatabaseGauges.TableState t = state.get();
+          return !applies || t == null ? Double.NaN : value.applyAsDouble(t);
         };
     Gauge.Builder<Supplier<Number>> b =
-        Gauge.builder(name, read).description(help + " (NaN: the database could not be read)");
+        Gauge.builder(name, read)
+            .description(help + " (NaN until the database was read once; then its last value)");
     if (unit != null) {
       b.baseUnit(unit);
     }
     b.register(registry);
-  }
-
-  static TableState readTableState(javax.sql.DataSource dataSource) throws java.sql.SQLException {
-    try (java.sql.Connection c = dataSource.getConnection();
-        java.sql.PreparedStatement ps = c.prepareStatement(Diagnostics.DELIVERY);
-        java.sql.ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return new TableState(
-          rs.getLong("outbox_pending"),
-          instant(rs, "outbox_oldest"),
-          rs.getLong("outbox_quarantined"),
-          rs.getLong("recorder_pending"),
-          instant(rs, "recorder_oldest"),
-          rs.getLong("recorder_gave_up"),
-          rs.getLong("poison"));
-    }
-  }
-
-  private static Instant instant(java.sql.ResultSet rs, String column)
-      throws java.sql.SQLException {
-    java.time.OffsetDateTime t = rs.getObject(column, java.time.OffsetDateTime.class);
-    return t == null ? null : t.toInstant();
   }
 
   private static double age(Clock clock, Instant since) {
@@ -302,37 +340,9 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         : Math.max(0, Duration.between(since, clock.instant()).toMillis() / 1000.0);
   }
 
-  /**
-   * A value read at most every GAUGE_CACHE; a failed read is logged and shows as no value (NaN).
-   */
-  static <T> Supplier<T> cached(CheckedSupplier<T> read) {
-    return new Supplier<>() {
-      private T value;
-      private long readAt = Long.MIN_VALUE;
-
-      @Override
-      public synchronized T get() {
-        long now = System.nanoTime();
-        if (readAt == Long.MIN_VALUE || now - readAt > GAUGE_CACHE.toNanos()) {
-          readAt = now;
-          try {
-            value = read.get();
-          } catch (Exception e) {
-            value = null;
-            log.atWarn()
-                .addKeyValue("reason", e.getMessage())
-                .log("a gauge could not read the database");
-          }
-        }
-        return value;
-      }
-    };
-  }
-
-  /** A supplier that may throw. */
-  @FunctionalInterface
-  interface CheckedSupplier<T> {
-    T get() throws Exception;
+  @Override
+  public void cycleStarted(String jobRunId, Instant asOf) {
+    lastCycleStarted = clock.instant();
   }
 
   @Override
@@ -352,6 +362,11 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     return lastCycleCompleted;
   }
 
+  /** When the loop last started a cycle (null: none yet), for liveness. */
+  public Instant lastCycleStarted() {
+    return lastCycleStarted;
+  }
+
   @Override
   public void cycleFailed(String jobRunId, Throwable error) {
     runs.increment();
@@ -369,8 +384,25 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     itemErrors.increment();
   }
 
+  /**
+   * The SLO of the spec: a room is closed within its window plus one polling interval. Lateness is
+   * measured at commit (this is called right after it) from the moment the window passed.
+   */
   @Override
-  public void conferenceReaped(String jobRunId, Transition transition) {}
+  public void conferenceReaped(String jobRunId, Transition transition) {
+    Phase phase = transition.phase();
+    Instant asOf = transition.endedAt();
+    Duration window = Duration.between(phase.cutoff(asOf, options), asOf);
+    Instant due = phase.orderKey(transition.session()).plus(window);
+    Duration late = Duration.between(due, clock.instant());
+    if (late.isNegative()) {
+      late = Duration.ZERO;
+    }
+    lateness.get(phase).record(late);
+    (late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo)
+        .get(phase)
+        .increment();
+  }
 
   @Override
   public void relayed(int publishedNow, int refused, int quarantinedNow, int unavailable) {

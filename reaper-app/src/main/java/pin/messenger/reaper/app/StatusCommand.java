@@ -1,5 +1,6 @@
 package pin.messenger.reaper.app;
 
+import java.io.PrintStream;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +78,11 @@ final class StatusCommand {
     List<String> all = new java.util.ArrayList<>(args);
     all.add("--spring.flyway.enabled=false");
     ReaperCli.requireDatabase(all);
+    // Stdout carries the document and nothing else (`status --json | jq` must work): while the
+    // application runs, everything written to System.out (the console log appender writes through
+    // it) goes to stderr; the document is printed on the real stdout once it has shut down.
+    PrintStream document = System.out;
+    System.setOut(System.err);
     Output output;
     try (ConfigurableApplicationContext ctx =
         ReaperCli.start(command, all, Map.of(), List.of(), true)) {
@@ -87,8 +93,10 @@ final class StatusCommand {
               ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {
       output = new Output(1, CliJson.error(e));
+    } finally {
+      System.setOut(document);
     }
-    System.out.println(output.text());
+    document.println(output.text());
     return output.code();
   }
 
@@ -204,6 +212,8 @@ final class StatusCommand {
                 h.get("query")));
       }
       b.append('\n');
+    } else if (lock.get("error") != null) {
+      b.append("unknown (").append(lock.get("error")).append(")\n");
     } else {
       b.append("free\n");
     }

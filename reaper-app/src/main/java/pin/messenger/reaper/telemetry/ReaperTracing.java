@@ -79,6 +79,18 @@ public final class ReaperTracing implements ReaperObserver {
     cycle.remove();
   }
 
+  /** A cancelled cycle's span ends too (it was left open before), marked as cancelled. */
+  @Override
+  public void cycleCancelled(String jobRunId) {
+    Span span = cycle.get();
+    if (span == null) {
+      return;
+    }
+    span.setAttribute("reaper.cancelled", true);
+    span.end();
+    cycle.remove();
+  }
+
   @Override
   public void conferenceReaped(String jobRunId, Transition t) {
     item(t.conferenceId(), t.phase(), t.phase().outcome(), t.session().tenantId(), null);

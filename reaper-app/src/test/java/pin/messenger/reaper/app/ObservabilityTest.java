@@ -149,19 +149,24 @@ class ObservabilityTest {
   }
 
   @Test
-  void liveness_goes_down_when_no_cycle_completed_for_two_polling_intervals_and_recovers() {
+  void liveness_goes_down_only_when_the_loop_started_no_cycle_for_lock_ttl_plus_an_interval() {
     MutableClock clock = new MutableClock(Instant.parse("2026-12-02T10:00:00Z"));
-    java.util.concurrent.atomic.AtomicReference<Instant> lastCycle =
+    java.util.concurrent.atomic.AtomicReference<Instant> lastStarted =
         new java.util.concurrent.atomic.AtomicReference<>();
     ReaperLivenessIndicator liveness =
-        new ReaperLivenessIndicator(lastCycle::get, ConferenceRoomReaperOptions.defaults(), clock);
+        new ReaperLivenessIndicator(
+            lastStarted::get, ConferenceRoomReaperOptions.defaults(), clock);
+    // defaults: lock-ttl 2m + polling-interval 30s
+    assertThat(liveness.limit()).isEqualTo(Duration.ofSeconds(150));
 
     assertThat(liveness.health().getStatus().getCode()).isEqualTo("UP");
-    clock.now = clock.now.plus(Duration.ofSeconds(61)); // 2 x 30 s without a completed cycle
-    assertThat(liveness.health().getStatus().getCode()).isEqualTo("DOWN");
-    lastCycle.set(clock.now);
+    clock.now = clock.now.plus(Duration.ofSeconds(150));
     assertThat(liveness.health().getStatus().getCode()).isEqualTo("UP");
-    clock.now = clock.now.plus(Duration.ofSeconds(60));
+    clock.now = clock.now.plus(Duration.ofSeconds(1)); // no cycle started since start-up: wedged
+    assertThat(liveness.health().getStatus().getCode()).isEqualTo("DOWN");
+    lastStarted.set(clock.now); // a cycle started (whether it then failed does not matter)
+    assertThat(liveness.health().getStatus().getCode()).isEqualTo("UP");
+    clock.now = clock.now.plus(Duration.ofSeconds(150));
     assertThat(liveness.health().getStatus().getCode()).isEqualTo("UP");
     clock.now = clock.now.plus(Duration.ofSeconds(1));
     assertThat(liveness.health().getStatus().getCode()).isEqualTo("DOWN");

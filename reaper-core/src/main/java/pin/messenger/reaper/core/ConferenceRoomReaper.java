@@ -96,10 +96,16 @@ public final class ConferenceRoomReaper {
       return result;
     } catch (java.util.concurrent.CancellationException e) {
       // A stop, not a failure: the batch rolled back (or committed) whole; nothing to count as an
-      // error.
-      log.atInfo().log("cycle cancelled");
+      // error. Logged here, while the jobRunId is still on the line.
+      log.atInfo().log("cycle cancelled by shutdown; its open batch was rolled back");
+      observer.cycleCancelled(jobRunId);
       throw e;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // The failure line carries the jobRunId like every other line of the cycle: it is the one an
+      // operator needs to correlate. Callers do not log it again.
+      log.atError()
+          .setCause(e)
+          .log("cycle failed; the batch was rolled back and the next cycle retries");
       observer.cycleFailed(jobRunId, e);
       throw e;
     } finally {
@@ -233,7 +239,10 @@ public final class ConferenceRoomReaper {
               .addKeyValue("reason", error)
               .addKeyValue("dryRun", dryRun)
               .log("item failed");
-          observer.itemFailed(jobRunId, phase, id, error);
+          if (!dryRun) {
+            // A dry run changes nothing and so fails nothing: it must not move the error meters.
+            observer.itemFailed(jobRunId, phase, id, error);
+          }
         });
     for (Transition t : applied.applied()) {
       ConferenceSession s = t.session();

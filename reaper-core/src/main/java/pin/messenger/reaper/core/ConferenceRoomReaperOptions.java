@@ -101,10 +101,27 @@ public record ConferenceRoomReaperOptions(
               + ") but was "
               + statementTimeout);
     }
+    if (isPositive(statementTimeout)
+        && isPositive(lockTtl)
+        && statementTimeout.multipliedBy(STATEMENTS_PER_BATCH).compareTo(lockTtl) >= 0) {
+      // A batch runs up to four statements that may each take statement-timeout (claim, count,
+      // write, commit): together they must end before the server frees the run lock, or a batch
+      // could commit after another runner took over.
+      errors.add(
+          "reaper.statement-timeout × "
+              + STATEMENTS_PER_BATCH
+              + " must be shorter than reaper.lock-ttl ("
+              + lockTtl
+              + ") but was "
+              + statementTimeout);
+    }
     if (!errors.isEmpty()) {
       throw new InvalidOptionsException(errors);
     }
   }
+
+  /** Statements of one batch that may each run up to statement-timeout. */
+  static final int STATEMENTS_PER_BATCH = 4;
 
   /** The spec's defaults. */
   public static ConferenceRoomReaperOptions defaults() {

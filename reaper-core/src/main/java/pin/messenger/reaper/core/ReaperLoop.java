@@ -60,15 +60,18 @@ public final class ReaperLoop implements AutoCloseable {
     if (stopping.get()) {
       return;
     }
+    CycleResult result;
     try {
-      onCycle.accept(reaper.runOnce(clock.instant(), cancellation));
-    } catch (java.util.concurrent.CancellationException e) {
-      log.atInfo().log("cycle cancelled by shutdown; its open batch was rolled back");
+      result = reaper.runOnce(clock.instant(), cancellation);
     } catch (Throwable e) {
-      // Never let an exception kill the timer: the next tick retries (candidates are still active).
-      log.atError()
-          .setCause(e)
-          .log("cycle failed; the batch was rolled back and the next cycle retries");
+      // Never let anything kill the timer: the next tick retries (candidates are still active).
+      // The reaper has logged the failure or the cancellation with its jobRunId.
+      return;
+    }
+    try {
+      onCycle.accept(result);
+    } catch (Throwable e) {
+      log.atError().setCause(e).log("a cycle listener failed; the loop carries on");
     }
   }
 

@@ -31,6 +31,11 @@ public interface ReaperObserver {
       }
 
       @Override
+      public void cycleCancelled(String jobRunId) {
+        all.forEach(o -> o.cycleCancelled(jobRunId));
+      }
+
+      @Override
       public void batchCommitted(Phase phase, BatchOutcome outcome) {
         all.forEach(o -> o.batchCommitted(phase, outcome));
       }
@@ -56,6 +61,9 @@ public interface ReaperObserver {
 
   /** A cycle failed on infrastructure; its current batch was rolled back. */
   default void cycleFailed(String jobRunId, Throwable error) {}
+
+  /** A cycle stopped by shutdown; its open batch was rolled back (not an error). */
+  default void cycleCancelled(String jobRunId) {}
 
   /** A phase's batch committed. */
   default void batchCommitted(Phase phase, BatchOutcome outcome) {}

@@ -186,16 +186,17 @@ class ConferenceRoomReaperOptionsTest {
 
   @Test
   void the_smallest_lock_ttl_and_stale_live_timeout_are_one_millisecond_above_their_counterparts() {
+    // lock-ttl > max-run-duration (1 ms) and > 4 × statement-timeout (4 ms): 5 ms.
     ConferenceRoomReaperOptions o =
         ConferenceRoomReaperOptions.builder()
             .statementTimeout(Duration.ofMillis(1))
             .maxRunDuration(Duration.ofMillis(1))
-            .lockTtl(Duration.ofMillis(2))
+            .lockTtl(Duration.ofMillis(5))
             .emptyRoomGrace(Duration.ofMillis(1))
             .staleLiveTimeout(Duration.ofMillis(2))
             .build();
 
-    assertThat(o.lockTtl()).isEqualTo(Duration.ofMillis(2));
+    assertThat(o.lockTtl()).isEqualTo(Duration.ofMillis(5));
     assertThat(o.staleLiveTimeout()).isEqualTo(Duration.ofMillis(2));
   }
 
@@ -284,7 +285,10 @@ class ConferenceRoomReaperOptionsTest {
     Duration bad = Duration.parse(statement);
 
     InvalidOptionsException e =
-        invalid(ConferenceRoomReaperOptions.builder().statementTimeout(bad));
+        invalid(
+            ConferenceRoomReaperOptions.builder()
+                .lockTtl(Duration.ofMinutes(10))
+                .statementTimeout(bad));
 
     assertThat(e.violations())
         .singleElement()
@@ -298,10 +302,29 @@ class ConferenceRoomReaperOptionsTest {
   void a_statement_timeout_equal_to_the_max_run_duration_is_accepted() {
     assertThat(
             ConferenceRoomReaperOptions.builder()
+                .lockTtl(Duration.ofMinutes(3))
                 .statementTimeout(Duration.ofSeconds(30))
                 .build()
                 .statementTimeout())
         .isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"PT30S", "PT29S"})
+  void four_statement_timeouts_must_end_before_the_lock_ttl(String statement) {
+    // lock-ttl 2m (default): 4 × 30 s = 2 m is too long, 4 × 29 s = 1m56s fits.
+    ConferenceRoomReaperOptions.Builder b =
+        ConferenceRoomReaperOptions.builder().statementTimeout(Duration.parse(statement));
+    if (statement.equals("PT29S")) {
+      assertThat(b.build().statementTimeout()).isEqualTo(Duration.ofSeconds(29));
+      return;
+    }
+    assertThat(invalid(b).violations())
+        .singleElement()
+        .asString()
+        .contains("reaper.statement-timeout × 4")
+        .contains("reaper.lock-ttl (PT2M)")
+        .contains("PT30S");
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -358,8 +381,9 @@ class ConferenceRoomReaperOptionsTest {
                 .statementTimeout(Duration.ofSeconds(45))
                 .emptyRoomGrace(Duration.ofHours(5)));
 
-    assertThat(e.violations()).hasSize(7);
+    assertThat(e.violations()).hasSize(8);
     assertThat(e.violations())
+        .anySatisfy(v -> assertThat(v).startsWith("reaper.statement-timeout × 4").contains("PT20S"))
         .anySatisfy(v -> assertThat(v).startsWith("reaper.polling-interval").contains("PT0S"))
         .anySatisfy(v -> assertThat(v).startsWith("reaper.provision-timeout"))
         .anySatisfy(v -> assertThat(v).startsWith("reaper.batch-size").endsWith(" 0"))

@@ -92,7 +92,9 @@ public final class DeliveryLoop implements AutoCloseable {
           consecutiveFailures = 0;
           wait = outcome == Outcome.MORE ? Duration.ZERO : pollInterval;
         }
-      } catch (Exception e) {
+      } catch (Throwable e) {
+        // Throwable, not Exception: an Error thrown by one step (a bad payload's stack overflow, a
+        // client library's assertion) must not end the delivery thread for good.
         consecutiveFailures++;
         wait = backoff.after(consecutiveFailures);
         log.atError()

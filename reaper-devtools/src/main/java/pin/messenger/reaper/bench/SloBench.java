@@ -36,7 +36,7 @@ final class SloBench {
             .staleLiveTimeout(Duration.ofSeconds(8))
             .lockTtl(Duration.ofSeconds(20))
             .maxRunDuration(Duration.ofSeconds(10))
-            .statementTimeout(Duration.ofSeconds(5))
+            .statementTimeout(Duration.ofSeconds(4))
             .build();
     data.exec(
         "TRUNCATE messenger.conference_sessions, messenger.integration_outbox, messenger.realtime_outbox,"

@@ -39,7 +39,7 @@ final class DemoCommand {
           "reaper.stale-live-timeout", "8s",
           "reaper.lock-ttl", "20s",
           "reaper.max-run-duration", "10s",
-          "reaper.statement-timeout", "5s",
+          "reaper.statement-timeout", "4s",
           "reaper.embedded.data-dir", ".reaper/demo-pgdata",
           "logging.level.root", "WARN");
 

@@ -82,6 +82,22 @@ final class JarRunner {
     return new Run(p.exitValue(), out, last);
   }
 
+  /** One run with its two streams apart: what a script piping stdout sees. */
+  record Split(int exit, String stdout, String stderr) {}
+
+  static Split runSplit(Map<String, String> env, String... args) throws Exception {
+    ProcessBuilder pb = launcher(env, List.of("-Xmx256m"), args).redirectErrorStream(false);
+    Path out = Files.createTempFile("reaper-stdout", ".log");
+    Path err = Files.createTempFile("reaper-stderr", ".log");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("reaper finished").isTrue();
+    return new Split(
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
   static Map<String, String> database(PostgresServer server) {
     return Map.of(
         "SPRING_DATASOURCE_URL", server.jdbcUrl(),

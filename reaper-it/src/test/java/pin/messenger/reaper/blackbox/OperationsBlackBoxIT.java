@@ -125,12 +125,15 @@ class OperationsBlackBoxIT {
         pid = rs.getInt(1);
       }
 
-      JarRunner.Run json = JarRunner.run(JarRunner.database(server), "status", "--json");
+      JarRunner.Split json = JarRunner.runSplit(JarRunner.database(server), "status", "--json");
       JarRunner.Run table = JarRunner.run(JarRunner.database(server), "status");
       holder.rollback();
 
-      assertThat(json.exit()).as(json.stdout()).isZero();
-      String s = json.lastLine();
+      assertThat(json.exit()).as(json.stderr()).isZero();
+      // For scripts: stdout is the document and nothing else; the log lines went to stderr.
+      assertThat(json.stdout().strip().lines()).as(json.stdout()).hasSize(1);
+      assertThat(json.stderr()).contains("\"@timestamp\"");
+      String s = json.stdout().strip();
       assertThat(((Number) JsonPath.read(s, "$.phases.empty-room.due")).intValue()).isEqualTo(2);
       assertThat(((Number) JsonPath.read(s, "$.phases.empty-room.oldestDueAgeSeconds")).intValue())
           .isBetween(500, 560);
@@ -164,14 +167,15 @@ class OperationsBlackBoxIT {
         ps.executeQuery().close();
       }
 
-      JarRunner.Run run =
-          JarRunner.run(JarRunner.database(server), "explain", room.id.toString(), "--json");
+      JarRunner.Split run =
+          JarRunner.runSplit(JarRunner.database(server), "explain", room.id.toString(), "--json");
       JarRunner.Run human =
           JarRunner.run(JarRunner.database(server), "explain", room.id.toString());
       command.rollback();
 
-      assertThat(run.exit()).as(run.stdout()).isZero();
-      String e = run.lastLine();
+      assertThat(run.exit()).as(run.stderr()).isZero();
+      assertThat(run.stdout().strip().lines()).as(run.stdout()).hasSize(1);
+      String e = run.stdout().strip();
       assertThat((String) JsonPath.read(e, "$.phases.empty-room")).startsWith("DUE since");
       assertThat((String) JsonPath.read(e, "$.phases.provision-timeout"))
           .startsWith("never: status is Active");

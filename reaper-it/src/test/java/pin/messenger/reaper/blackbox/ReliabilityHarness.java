@@ -37,7 +37,7 @@ final class ReliabilityHarness implements AutoCloseable {
   static final Duration STALE = Duration.ofSeconds(20);
   static final Duration LOCK_TTL = Duration.ofSeconds(5);
   static final Duration MAX_RUN = Duration.ofSeconds(3);
-  static final Duration STATEMENT = Duration.ofSeconds(2);
+  static final Duration STATEMENT = Duration.ofSeconds(1);
   static final int BATCH = 200;
 
   /**

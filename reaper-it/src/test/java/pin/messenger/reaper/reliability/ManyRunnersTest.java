@@ -37,7 +37,7 @@ class ManyRunnersTest {
           .staleLiveTimeout(Duration.ofSeconds(20))
           .lockTtl(Duration.ofSeconds(20))
           .maxRunDuration(Duration.ofSeconds(5))
-          .statementTimeout(Duration.ofSeconds(5))
+          .statementTimeout(Duration.ofSeconds(4))
           .batchSize(500)
           .drainEnabled(true)
           .drainPause(Duration.ofMillis(10))

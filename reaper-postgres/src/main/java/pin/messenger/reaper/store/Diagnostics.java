@@ -12,8 +12,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
@@ -235,12 +239,24 @@ public final class Diagnostics {
     return base;
   }
 
+  /** SQLSTATE lock_not_available: the lock timeout ran out while another transaction held it. */
+  static final String LOCK_NOT_AVAILABLE = "55P03";
+
   /**
    * Whether another transaction holds the row now, and who: one session waits briefly for the row
    * lock while a second asks the server whom it waits for. Both roll back; the waiting gives up
-   * after 300 ms.
+   * after 300 ms. Only a lock timeout means "locked": any other error (permission denied, a lost
+   * connection) is reported as what it is, never as a lock. The waiting runs on a thread of its own
+   * that is finished (its statement cancelled if need be) before the connections close.
    */
   Map<String, Object> rowLock(UUID id) throws Exception {
+    ExecutorService waiting =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "explain-row-lock");
+              t.setDaemon(true);
+              return t;
+            });
     try (Connection waiter = dataSource.getConnection();
         Connection observer = dataSource.getConnection()) {
       waiter.setAutoCommit(false);
@@ -252,15 +268,19 @@ public final class Diagnostics {
           pid = rs.getInt(1);
         }
       }
-      CompletableFuture<Boolean> free =
-          CompletableFuture.supplyAsync(
+      PreparedStatement tryLock = waiter.prepareStatement(TRY_ROW_LOCK);
+      tryLock.setObject(1, id);
+      Future<Boolean> free =
+          waiting.submit(
               () -> {
-                try (PreparedStatement ps = waiter.prepareStatement(TRY_ROW_LOCK)) {
-                  ps.setObject(1, id);
-                  ps.executeQuery().close();
+                try {
+                  tryLock.executeQuery().close();
                   return true;
                 } catch (SQLException e) {
-                  return false;
+                  if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                    return false;
+                  }
+                  throw e;
                 }
               });
       List<Map<String, Object>> blockers = List.of();
@@ -272,12 +292,33 @@ public final class Diagnostics {
         }
         Thread.sleep(20);
       }
-      boolean wasFree = free.get(5, TimeUnit.SECONDS);
-      waiter.rollback();
       Map<String, Object> out = new LinkedHashMap<>();
-      out.put("locked", !wasFree);
-      out.put("heldBy", wasFree ? List.of() : blockers);
+      try {
+        boolean wasFree = awaitOrCancel(free, tryLock);
+        out.put("locked", !wasFree);
+        out.put("heldBy", wasFree ? List.of() : blockers);
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        out.put("locked", null);
+        out.put("error", "could not check the row lock: " + cause.getMessage());
+      } finally {
+        tryLock.close();
+        waiter.rollback();
+      }
       return out;
+    } finally {
+      waiting.shutdownNow();
+    }
+  }
+
+  /** The lock attempt's answer; if it does not come, its statement is cancelled and awaited. */
+  private static boolean awaitOrCancel(Future<Boolean> free, PreparedStatement tryLock)
+      throws Exception {
+    try {
+      return free.get(5, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      tryLock.cancel();
+      return free.get(5, TimeUnit.SECONDS);
     }
   }
 

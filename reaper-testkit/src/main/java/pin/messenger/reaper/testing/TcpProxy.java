@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A loopback TCP proxy that can cut the network: {@link #cut()} closes every open connection and
  * refuses new ones, {@link #restore()} accepts again on the same port. For outages of a server that
  * itself keeps running (a broker whose clients lose the network), without touching the server's
- * state.
+ * state. {@link #stall()} is the nastier outage: connections stay open (no FIN, no RST), new ones
+ * are accepted, but no byte moves in either direction until {@link #unstall()} — what a client sees
+ * when a firewall or a dead route silently drops packets.
  */
 public final class TcpProxy implements AutoCloseable {
   private final int port;
@@ -22,6 +24,8 @@ public final class TcpProxy implements AutoCloseable {
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile ServerSocket server;
   private volatile boolean closed;
+  private final Object gate = new Object();
+  private volatile boolean stalled;
 
   public TcpProxy() throws IOException {
     ServerSocket s = newServer(0);
@@ -52,6 +56,32 @@ public final class TcpProxy implements AutoCloseable {
     open.clear();
   }
 
+  /** No byte moves any more, in either direction, but nothing is closed or refused. */
+  public void stall() {
+    stalled = true;
+  }
+
+  /** Bytes move again (those held during the stall are delivered first). */
+  public void unstall() {
+    synchronized (gate) {
+      stalled = false;
+      gate.notifyAll();
+    }
+  }
+
+  private void awaitFlowing() throws IOException {
+    synchronized (gate) {
+      while (stalled && !closed) {
+        try {
+          gate.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while stalled", e);
+        }
+      }
+    }
+  }
+
   /** The network is back, on the same port. */
   public synchronized void restore() throws IOException {
     if (server == null) {
@@ -77,6 +107,7 @@ public final class TcpProxy implements AutoCloseable {
     while (!s.isClosed()) {
       try {
         Socket client = s.accept();
+        awaitFlowing();
         int target = targetPort;
         if (target <= 0) {
           client.close();
@@ -102,6 +133,7 @@ public final class TcpProxy implements AutoCloseable {
                   OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                  awaitFlowing();
                   out.write(buffer, 0, n);
                   out.flush();
                 }
@@ -130,6 +162,7 @@ public final class TcpProxy implements AutoCloseable {
   @Override
   public void close() throws IOException {
     closed = true;
+    unstall();
     cut();
   }
 }

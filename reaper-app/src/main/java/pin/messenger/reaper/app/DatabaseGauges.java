@@ -1,0 +1,159 @@
+package pin.messenger.reaper.app;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import pin.messenger.reaper.core.Backlog;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.ReaperStore;
+import pin.messenger.reaper.store.Diagnostics;
+
+/**
+ * What the gauges and the readiness probe know about the database, read off the scrape path: one
+ * thread refreshes it every {@link #REFRESH} and scrapes and probes only read the last snapshot
+ * from memory, so they answer at once whatever the database does (a scrape that waited on a down
+ * database made Prometheus drop every series and sent the on-call engineer the wrong way). While
+ * the database cannot be read the gauges keep their last value and {@code gauges_age_seconds}
+ * grows; before the first successful read they are NaN. Outages are logged as state changes (down,
+ * back), never once per attempt.
+ */
+final class DatabaseGauges implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DatabaseGauges.class);
+
+  /** How often the database is read for the gauges and readiness. */
+  static final Duration REFRESH = Duration.ofSeconds(5);
+
+  /** Server-side bound of each gauge statement. */
+  static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(3);
+
+  /** One reading of {@link Diagnostics#DELIVERY}. */
+  record TableState(
+      long outboxPending,
+      Instant outboxOldest,
+      long outboxQuarantined,
+      long recorderPending,
+      Instant recorderOldest,
+      long recorderGaveUp,
+      long poison) {}
+
+  /** The last successful reading and when it was taken. */
+  record Snapshot(Backlog backlog, TableState tables, Instant readAt) {}
+
+  /** The outcome of the last attempt: up or the reason it failed. */
+  record Probe(boolean up, Instant at, String error) {}
+
+  private final ReaperStore store;
+  private final DataSource dataSource;
+  private final ConferenceRoomReaperOptions options;
+  private final Clock clock;
+  private volatile Snapshot last;
+  private volatile Probe probe;
+  private ScheduledExecutorService executor;
+
+  DatabaseGauges(
+      ReaperStore store, DataSource dataSource, ConferenceRoomReaperOptions options, Clock clock) {
+    this.store = store;
+    this.dataSource = dataSource;
+    this.options = options;
+    this.clock = clock;
+  }
+
+  /** Starts refreshing in the background (first reading at once). */
+  synchronized void start() {
+    if (executor != null) {
+      return;
+    }
+    executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "reaper-gauges");
+              t.setDaemon(true);
+              return t;
+            });
+    executor.scheduleWithFixedDelay(this::refresh, 0, REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** One reading; never throws (the refresh thread must survive anything). */
+  void refresh() {
+    Instant now = clock.instant();
+    try {
+      Backlog backlog = store.backlog(now, options);
+      TableState tables = readTableState(dataSource);
+      last = new Snapshot(backlog, tables, now);
+      Probe before = probe;
+      probe = new Probe(true, now, null);
+      if (before != null && !before.up()) {
+        log.atInfo()
+            .addKeyValue("downSince", before.at())
+            .log("database readable again: gauges and readiness are current");
+      }
+    } catch (Throwable e) {
+      Probe before = probe;
+      String reason = String.valueOf(e.getMessage());
+      probe = new Probe(false, before != null && !before.up() ? before.at() : now, reason);
+      if (before == null || before.up()) {
+        log.atWarn()
+            .addKeyValue("reason", reason)
+            .log("database not readable: gauges keep their last value, readiness is DOWN");
+      }
+    }
+  }
+
+  /** The last successful reading, or null before the first. */
+  Snapshot last() {
+    return last;
+  }
+
+  /** The last attempt's outcome, or null before the first. */
+  Probe probe() {
+    return probe;
+  }
+
+  /** Seconds since the last successful reading (NaN before the first). */
+  double ageSeconds() {
+    Snapshot s = last;
+    return s == null ? Double.NaN : Duration.between(s.readAt(), clock.instant()).toMillis() / 1e3;
+  }
+
+  static TableState readTableState(DataSource dataSource) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(Diagnostics.DELIVERY)) {
+      ps.setQueryTimeout((int) STATEMENT_TIMEOUT.toSeconds());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new TableState(
+            rs.getLong("outbox_pending"),
+            instant(rs, "outbox_oldest"),
+            rs.getLong("outbox_quarantined"),
+            rs.getLong("recorder_pending"),
+            instant(rs, "recorder_oldest"),
+            rs.getLong("recorder_gave_up"),
+            rs.getLong("poison"));
+      }
+    }
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (executor != null) {
+      executor.shutdownNow();
+      executor = null;
+    }
+  }
+}
