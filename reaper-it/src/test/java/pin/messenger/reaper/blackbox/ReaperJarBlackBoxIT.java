@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.postgresql.ds.PGSimpleDataSource;
 import pin.messenger.reaper.testing.Rooms;
@@ -30,15 +31,28 @@ class ReaperJarBlackBoxIT {
   static DataSource dataSource;
   static Rooms rooms;
 
+  /**
+   * The server the scenarios run against: a subclass annotated {@link PostgresServer.Version} picks
+   * a PostgreSQL major version (ReaperJarBlackBoxPg13IT, …); otherwise {@link
+   * PostgresServer#start()}'s choice.
+   */
   @BeforeAll
-  static void server() throws Exception {
-    server = PostgresServer.start();
+  static void server(TestInfo info) throws Exception {
+    PostgresServer.Version version =
+        info.getTestClass().orElseThrow().getAnnotation(PostgresServer.Version.class);
+    server = version == null ? PostgresServer.start() : PostgresServer.start(version.value());
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(server.jdbcUrl());
     ds.setUser("postgres");
     dataSource = ds;
     rooms = new Rooms(dataSource);
-    System.out.println("black-box server: " + server.version + " at " + server.jdbcUrl());
+    System.out.println(
+        "black-box server: "
+            + server.version
+            + " (server_version "
+            + server.serverVersion
+            + ") at "
+            + server.jdbcUrl());
   }
 
   @AfterAll

@@ -123,6 +123,14 @@ final class ReliabilityHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * A harness around a server that is already running and migrated (e.g. one reached through
+   * PgBouncer by the workers); it stops the server on close.
+   */
+  static ReliabilityHarness around(PostgresServer server) {
+    return new ReliabilityHarness(server);
+  }
+
   /** {@code run} with the scenario timings, an ephemeral HTTP port, and {@code extra} options. */
   static List<String> runArgs(String... extra) {
     List<String> args =
@@ -146,6 +154,13 @@ final class ReliabilityHarness implements AutoCloseable {
   /** Starts a worker process (not waiting for it to be up). */
   ReaperWorker worker(String name, String... extra) throws Exception {
     ReaperWorker w = ReaperWorker.start(name, JarRunner.database(server), JVM, runArgs(extra));
+    workers.add(w);
+    return w;
+  }
+
+  /** Starts a worker process with its own database environment (e.g. a URL through PgBouncer). */
+  ReaperWorker worker(String name, Map<String, String> env, String... extra) throws Exception {
+    ReaperWorker w = ReaperWorker.start(name, env, JVM, runArgs(extra));
     workers.add(w);
     return w;
   }

@@ -1,0 +1,10 @@
+package pin.messenger.reaper.blackbox;
+
+/**
+ * {@link ReaperJarBlackBoxIT}'s core scenarios (migrate, run-once over the spec's Tests table, a
+ * poison row, a locked row, a held run lock, the batch bound, a refused configuration) against
+ * PostgreSQL 17, the newest version of the matrix. The whole matrix (13..17): {@code
+ * ops/pg-matrix.sh}.
+ */
+@PostgresServer.Version("17")
+class ReaperJarBlackBoxPg17IT extends ReaperJarBlackBoxIT {}
