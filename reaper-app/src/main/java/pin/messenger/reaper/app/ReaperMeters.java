@@ -417,7 +417,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     Instant asOf = transition.endedAt();
     Duration window = Duration.between(phase.cutoff(asOf, options), asOf);
     Instant due = phase.orderKey(transition.session()).plus(window);
-    Duration late = Duration.between(due, clock.instant());
+    Duration late = Duration.between(due, databaseNow());
     if (late.isNegative()) {
       late = Duration.ZERO;
     }
@@ -425,6 +425,18 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     (late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo)
         .get(phase)
         .increment();
+  }
+
+  /**
+   * Now on the database's clock, as well as this worker knows it: its own clock corrected by the
+   * last measured skew. The rows' timestamps are the database's (or the messenger's), so lateness
+   * measured on the worker's clock would be off by the skew: a worker ahead would count every close
+   * late (a false SLO burn), one behind would count its late closes as on time.
+   */
+  private Instant databaseNow() {
+    ClockReading r = lastClockReading;
+    Instant now = clock.instant();
+    return r == null ? now : now.plus(r.skew());
   }
 
   @Override

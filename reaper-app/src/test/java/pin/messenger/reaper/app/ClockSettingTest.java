@@ -99,4 +99,34 @@ class ClockSettingTest {
       assertThat(meters.lastCycleStarted()).isNotNull();
     }
   }
+
+  @Test
+  void close_lateness_is_measured_on_the_database_clock_whatever_the_worker_clock_says() {
+    Instant databaseNow = (Instant) rooms.query("SELECT clock_timestamp() AS t").get(0).get("t");
+    Duration grace = ConferenceRoomReaperOptions.DEFAULT_EMPTY_ROOM_GRACE;
+    // Due 125 s ago by the database's clock: a worker 2 minutes behind closes it only now, and
+    // by its own clock that is 5 s after the window, on time.
+    rooms.insert(Rooms.emptyActive(databaseNow.minus(grace).minusSeconds(125)));
+    Clock behind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-2));
+
+    try (ConfigurableApplicationContext ctx = start(behind, "system")) {
+      ctx.getBean(ConferenceRoomReaper.class).runOnce(Cancellation.NONE);
+
+      MeterRegistry registry = ctx.getBean(MeterRegistry.class);
+      double lateness =
+          registry
+              .get(ReaperMeters.CLOSE_LATENESS)
+              .tag("phase", "empty-room")
+              .timer()
+              .max(java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(lateness).isCloseTo(125.0, within(2.0));
+      assertThat(
+              registry
+                  .get(ReaperMeters.SLO_CLOSES)
+                  .tags("phase", "empty-room", "result", "late")
+                  .counter()
+                  .count())
+          .isEqualTo(1.0);
+    }
+  }
 }
