@@ -61,6 +61,7 @@ public final class ConferenceRoomReaper {
   }
 
   private CycleResult run(Instant asOf, Cancellation cancellation, boolean dryRun) {
+    asOf = asOf.truncatedTo(java.time.temporal.ChronoUnit.MICROS); // PostgreSQL's precision
     String jobRunId = UUID.randomUUID().toString();
     long start = System.nanoTime();
     // jobRunId (the correlation id) is on every log line of the cycle, the store's included, via
