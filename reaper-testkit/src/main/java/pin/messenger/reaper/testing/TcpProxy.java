@@ -12,9 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A loopback TCP proxy that can cut the network: {@link #cut()} closes every open connection and
- * refuses new ones, {@link #restore()} accepts again on the same port. For outages of a server that
- * itself keeps running (a broker whose clients lose the network), without touching the server's
- * state.
+ * refuses new ones, {@link #restore()} accepts again on the same port; {@link #stall()} keeps
+ * connections open but lets nothing through. For outages of a server that itself keeps running (a
+ * broker whose clients lose the network), without touching the server's state.
  */
 public final class TcpProxy implements AutoCloseable {
   private final int port;
@@ -22,6 +22,8 @@ public final class TcpProxy implements AutoCloseable {
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile ServerSocket server;
   private volatile boolean closed;
+  private final Object stallLock = new Object();
+  private boolean stalled;
 
   public TcpProxy() throws IOException {
     ServerSocket s = newServer(0);
@@ -50,6 +52,37 @@ public final class TcpProxy implements AutoCloseable {
       closeQuietly(socket);
     }
     open.clear();
+  }
+
+  /**
+   * The network stalls: connections stay open and new ones are accepted, but no byte goes through
+   * in either direction until {@link #unstall()} (a hung broker or a black-holed route).
+   */
+  public void stall() {
+    synchronized (stallLock) {
+      stalled = true;
+    }
+  }
+
+  /** Bytes flow again; what was held is delivered. */
+  public void unstall() {
+    synchronized (stallLock) {
+      stalled = false;
+      stallLock.notifyAll();
+    }
+  }
+
+  private void awaitUnstalled() throws IOException {
+    synchronized (stallLock) {
+      while (stalled && !closed) {
+        try {
+          stallLock.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while stalled", e);
+        }
+      }
+    }
   }
 
   /** The network is back, on the same port. */
@@ -102,6 +135,7 @@ public final class TcpProxy implements AutoCloseable {
                   OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                  awaitUnstalled();
                   out.write(buffer, 0, n);
                   out.flush();
                 }
