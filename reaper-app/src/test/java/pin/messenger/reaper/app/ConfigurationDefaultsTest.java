@@ -61,6 +61,20 @@ class ConfigurationDefaultsTest {
     DeliveryProperties.Relay relay =
         bind(DeliveryProperties.class, Map.of("reaper.relay.send-timeout", "5s")).relay();
     assertThat(relay.sendTimeout()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(relay.toOptions()).isEqualTo(RelayOptions.defaults());
+    RelayOptions d = RelayOptions.defaults();
+    assertThat(relay.toOptions())
+        .isEqualTo(
+            new RelayOptions(
+                d.batchSize(),
+                d.pollInterval(),
+                d.lease(),
+                d.maxAttempts(),
+                d.retryBase(),
+                d.retryCap(),
+                d.retention(),
+                d.retentionBatch(),
+                d.source(),
+                Duration.ofSeconds(5),
+                d.outageLogInterval()));
   }
 }
