@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +68,8 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public static final String CLOSE_LATENESS = "messenger.conf.reaper.close.lateness";
   public static final String SLO_CLOSES = "messenger.conf.reaper.slo.closes";
   public static final String CLOCK_SKEW = "messenger.conf.reaper.clock.skew";
+  public static final String BROKER_UP = "messenger.conf.reaper.broker.up";
+  public static final String DELIVERY_LEASE_LOST = "messenger.conf.reaper.delivery.lease.lost";
 
   /**
    * Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30
@@ -110,6 +113,8 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private volatile Instant lastCycleCompleted;
   private volatile Instant lastCycleStarted;
   private volatile ClockReading lastClockReading;
+  private final Map<String, Counter> leaseLost = new java.util.HashMap<>();
+  private volatile double brokerUp = Double.NaN;
 
   public ReaperMeters(
       MeterRegistry registry,
@@ -314,6 +319,21 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     Gauge.builder(RECORDER_ENABLED, () -> delivery.recorder() == null ? 0 : 1)
         .description("1 when this process delivers recorder stop requests")
         .register(registry);
+    Gauge.builder(BROKER_UP, () -> brokerUp)
+        .description(
+            "1 when the relay's last step reached the Kafka broker, 0 while it cannot (NaN: relay off"
+                + " or no step yet)")
+        .register(registry);
+    for (String d : List.of("relay", "recorder")) {
+      leaseLost.put(
+          d,
+          Counter.builder(DELIVERY_LEASE_LOST)
+              .description(
+                  "Delivered rows whose lease another instance had taken over (a step outlived its"
+                      + " lease); their outcome was not written")
+              .tag("delivery", d)
+              .register(registry));
+    }
   }
 
   private static Counter sloCounter(MeterRegistry registry, Phase phase, String result) {
@@ -451,5 +471,18 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     recorderDelivered.increment(delivered);
     recorderFailures.increment(failed);
     recorderGaveUp.increment(gaveUp);
+  }
+
+  @Override
+  public void leaseLost(String delivery, int rows) {
+    Counter c = leaseLost.get(delivery);
+    if (c != null) {
+      c.increment(rows);
+    }
+  }
+
+  @Override
+  public void brokerReachable(boolean up) {
+    brokerUp = up ? 1 : 0;
   }
 }

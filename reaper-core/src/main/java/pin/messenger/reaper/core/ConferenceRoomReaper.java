@@ -100,7 +100,8 @@ public final class ConferenceRoomReaper {
     MDC.put("jobRunId", jobRunId);
     try {
       Moment moment = givenAsOf != null ? new Moment(givenAsOf, null) : moment(cancellation);
-      Instant asOf = moment.asOf();
+      // PostgreSQL keeps microseconds: the event, ended_at and ce_time must be the same instant.
+      Instant asOf = moment.asOf().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
       log.atInfo()
           .addKeyValue("asOf", asOf)
           .addKeyValue("clock", givenAsOf != null ? "given" : options.clock().label())

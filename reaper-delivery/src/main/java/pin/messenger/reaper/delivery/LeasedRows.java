@@ -58,9 +58,9 @@ final class LeasedRows<R extends LeasedRow> {
   static final String MARK_DELIVERED =
       """
       UPDATE %1$s t
-         SET %2$s = ?, last_error = u.note, attempts = t.attempts + ?,
-             locked_until = NULL, locked_by = NULL
-        FROM unnest(?::uuid[], ?::text[]) AS u(id, note)
+         SET %2$s = coalesce(u.at::timestamptz, ?), last_error = u.note,
+             attempts = t.attempts + ?, locked_until = NULL, locked_by = NULL
+        FROM unnest(?::uuid[], ?::text[], ?::text[]) AS u(id, note, at)
        WHERE t.id = u.id AND t.locked_by = ?
       RETURNING t.id
       """;
@@ -88,8 +88,8 @@ final class LeasedRows<R extends LeasedRow> {
       RETURNING t.id
       """;
 
-  /** A delivered row. */
-  record Delivered(UUID id, String note) {}
+  /** A delivered row; {@code at} is when the other side acknowledged it (null: the step's time). */
+  record Delivered(UUID id, String note, Instant at) {}
 
   /** A failed row and when it may be tried again. */
   record Failure(UUID id, String error, Instant nextAttemptAt) {}
@@ -196,7 +196,11 @@ final class LeasedRows<R extends LeasedRow> {
       ps.setInt(2, table.deliveryCountsAsAttempt() ? 1 : 0);
       ps.setArray(3, c.createArrayOf("uuid", ids.toArray()));
       ps.setArray(4, c.createArrayOf("text", rows.stream().map(Delivered::note).toArray()));
-      ps.setString(5, owner);
+      ps.setArray(
+          5,
+          c.createArrayOf(
+              "text", rows.stream().map(d -> d.at() == null ? null : d.at().toString()).toArray()));
+      ps.setString(6, owner);
       try (ResultSet rs = ps.executeQuery()) {
         return changed(rs, ids, SendOutcome.Kind.DELIVERED, lost, null);
       }

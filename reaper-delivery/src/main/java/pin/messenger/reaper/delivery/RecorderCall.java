@@ -17,7 +17,8 @@ import java.util.concurrent.TimeoutException;
  * Idempotency-Key: {id}} for every request of a batch at once. 2xx is delivered; 404 and 409 mean
  * the recording is already stopped (delivered too); anything else is a failed call. Each call has
  * the connect and read timeouts, and the batch is awaited for at most connect-timeout +
- * read-timeout: a call still open then is cancelled and failed.
+ * read-timeout (or until the step's deadline, if sooner): a call still open then is cancelled and
+ * failed. HTTP/1.1 only, never an {@code Upgrade: h2c}.
  */
 final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
   private final RecorderOptions options;
@@ -28,13 +29,18 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
     this.http =
         HttpClient.newBuilder()
             .connectTimeout(options.connectTimeout())
+            // HTTP/1.1 only: the JDK client's default (HTTP/2) sends "Upgrade: h2c" with every
+            // plain-http POST, which some proxies and servers reject or mishandle.
+            .version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();
   }
 
   @Override
-  public List<SendOutcome> send(List<StopRequest> requests) {
-    long deadline = System.nanoTime() + options.callBound().toNanos();
+  public List<SendOutcome> send(List<StopRequest> requests, long stepDeadlineNanos) {
+    long deadline =
+        LeasedDelivery.earlier(
+            System.nanoTime() + options.callBound().toNanos(), stepDeadlineNanos);
     List<CompletableFuture<SendOutcome>> calls = new ArrayList<>(requests.size());
     for (StopRequest r : requests) {
       calls.add(call(r));
