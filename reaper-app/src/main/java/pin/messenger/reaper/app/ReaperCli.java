@@ -75,7 +75,32 @@ public final class ReaperCli {
                                 poison rows, pending Kafka/recorder/realtime deliveries (read-only)
         explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
                                 will, whether its row is locked and by whom, its outbox rows
+
+      Operator actions (every runner obeys them at its next cycle; each prints what it changes and
+      writes an audit row in the same transaction; --actor A names who acts, default the OS user):
+        pause [--phase P] --reason "..." [--for 30m]
+                                pause one phase (empty-room, provision-timeout, stale-live) or,
+                                without --phase, the whole reaper; --for: it ends by itself
+        resume [--phase P] [--yes]
+                                lift a phase's pause, or without --phase every pause
+        retry <id> | retry --poison [--yes]
+                                end the poison backoff of one conference or of all: the next cycle
+                                tries them again (their error history stays)
+        requeue --kafka-quarantined|--recorder-given-up [--since T] [--yes]
+                                quarantined outbox rows / given-up recorder stop requests back to
+                                pending with the same ids (ce_id / Idempotency-Key); T is an
+                                instant (2026-12-02T10:00:00Z) or a duration ago (2h)
+        audit [--limit N] [--json]
+                                the newest operator actions (default 20)
+        (pause, resume, retry, requeue also take --reason "..." and --json)
+
         help                    this text
+
+      Exit status: 0 done; 1 failed (database error; {"error":...}); 2 bad command line (unknown
+      command or option, malformed id, unknown phase, missing --reason, bad --for/--since/--limit),
+      nothing started; 3 nothing matched (unknown conference, nothing paused/quarantined/given up),
+      nothing changed; 4 more than one row matched without --yes: the plan is printed, nothing
+      changed; 78 no database configured.
 
       Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
       (or --spring.datasource.url=...), required: without it every command but help exits with
@@ -113,6 +138,11 @@ public final class ReaperCli {
         case "migrate" -> migrate(rest, extension);
         case "status" -> StatusCommand.status(rest);
         case "explain" -> StatusCommand.explain(rest);
+        case "pause" -> OperatorCommand.pause(rest);
+        case "resume" -> OperatorCommand.resume(rest);
+        case "retry" -> OperatorCommand.retry(rest);
+        case "requeue" -> OperatorCommand.requeue(rest);
+        case "audit" -> OperatorCommand.audit(rest);
         case "help", "--help", "-h" -> {
           System.out.print(usage);
           yield 0;

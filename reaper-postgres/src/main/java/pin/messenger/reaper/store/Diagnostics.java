@@ -21,6 +21,7 @@ import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.core.Phase;
 
 /**
@@ -146,6 +147,7 @@ public final class Diagnostics {
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> holders = rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
       out.put("runLock", holders.isEmpty() ? null : holders.get(0));
+      out.put("pauses", Pauses.read(c).activeAt(asOf));
       out.put("poisonCount", rows(c, POISON_COUNT).get(0).get("count"));
       out.put("poison", rows(c, POISON, 20));
       out.put("delivery", rows(c, DELIVERY).get(0));
@@ -160,6 +162,7 @@ public final class Diagnostics {
       throws Exception {
     Map<String, Object> row;
     Map<String, Object> matches;
+    PauseState pauses;
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> found = rows(c, SESSION, id);
       if (found.isEmpty()) {
@@ -172,10 +175,29 @@ public final class Diagnostics {
       }
       params.add(id);
       matches = rows(c, PHASE_MATCH_SQL, params.toArray()).get(0);
+      pauses = Pauses.read(c);
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("session", row);
-    out.put("phases", phaseVerdicts(row, matches, asOf, options));
+    Map<String, Object> verdicts = phaseVerdicts(row, matches, asOf, options);
+    // A phase an operator paused closes nothing until it is resumed (or its pause ends).
+    for (Phase phase : Phase.values()) {
+      pauses
+          .pausing(phase, asOf)
+          .ifPresent(
+              p ->
+                  verdicts.computeIfPresent(
+                      phase.label(),
+                      (k, v) ->
+                          v
+                              + "; PAUSED by "
+                              + p.actor()
+                              + (p.until() == null ? "" : " until " + p.until())
+                              + ": "
+                              + p.reason()));
+    }
+    out.put("phases", verdicts);
+    out.put("pauses", pauses.activeAt(asOf));
     out.put("rowLock", rowLock(id));
     try (Connection c = dataSource.getConnection()) {
       out.put(
