@@ -81,24 +81,13 @@ public record ConferenceRoomReaperOptions(
       errors.add(
           "reaper.batch-size must be between 1 and " + MAX_BATCH_SIZE + " but was " + batchSize);
     }
-    if (isPositive(maxRunDuration)
-        && isPositive(lockTtl)
-        && maxRunDuration.compareTo(lockTtl) >= 0) {
-      errors.add(
-          "reaper.max-run-duration must be shorter than reaper.lock-ttl ("
-              + lockTtl
-              + ") but was "
-              + maxRunDuration);
-    }
-    if (isPositive(emptyRoomGrace)
-        && isPositive(staleLiveTimeout)
-        && emptyRoomGrace.compareTo(staleLiveTimeout) >= 0) {
-      errors.add(
-          "reaper.empty-room-grace must be shorter than reaper.stale-live-timeout ("
-              + staleLiveTimeout
-              + ") but was "
-              + emptyRoomGrace);
-    }
+    shorter(errors, "reaper.max-run-duration", maxRunDuration, "reaper.lock-ttl", lockTtl);
+    shorter(
+        errors,
+        "reaper.empty-room-grace",
+        emptyRoomGrace,
+        "reaper.stale-live-timeout",
+        staleLiveTimeout);
     if (isPositive(statementTimeout)
         && isPositive(maxRunDuration)
         && statementTimeout.compareTo(maxRunDuration) > 0) {
@@ -189,6 +178,24 @@ public record ConferenceRoomReaperOptions(
     return d != null && !d.isNegative() && !d.isZero();
   }
 
+  /**
+   * When both are positive (else {@link #positive} names them), {@code value} must be below {@code
+   * bound}.
+   */
+  private static void shorter(
+      List<String> errors, String property, Duration value, String boundProperty, Duration bound) {
+    if (isPositive(value) && isPositive(bound) && value.compareTo(bound) >= 0) {
+      errors.add(
+          property
+              + " must be shorter than "
+              + boundProperty
+              + " ("
+              + bound
+              + ") but was "
+              + value);
+    }
+  }
+
   private static void positive(List<String> errors, String property, Duration value) {
     if (value == null) {
       errors.add(property + " is required but was null");
@@ -199,6 +206,8 @@ public record ConferenceRoomReaperOptions(
 
   /** Builder starting from the defaults. */
   public static final class Builder {
+    // One field a line, each from its named default: builder boilerplate, nothing shared to
+    // extract.
     private Duration pollingInterval = DEFAULT_POLLING_INTERVAL;
     private Duration emptyRoomGrace = DEFAULT_EMPTY_ROOM_GRACE;
     private Duration provisionTimeout = DEFAULT_PROVISION_TIMEOUT;

@@ -97,6 +97,23 @@ public final class ReaperDecision {
             s.participants(),
             recordingId != null,
             recordingId);
+    return close(phase, s, asOf, duration, event, Transition.REALTIME_ENDED);
+  }
+
+  private static Decision fail(Phase phase, ConferenceSession s, Instant asOf) {
+    return close(phase, s, asOf, null, null, Transition.REALTIME_FAILED);
+  }
+
+  /**
+   * The phase's own status move and end reason, so an end and a failure cannot disagree on them.
+   */
+  private static Decision close(
+      Phase phase,
+      ConferenceSession s,
+      Instant asOf,
+      Long duration,
+      ConferenceEndedEvent event,
+      String realtime) {
     return new Decision.Close(
         new Transition(
             s,
@@ -107,22 +124,7 @@ public final class ReaperDecision {
             asOf,
             duration,
             event,
-            Transition.REALTIME_ENDED,
-            s.activeRecordingIds()));
-  }
-
-  private static Decision fail(Phase phase, ConferenceSession s, Instant asOf) {
-    return new Decision.Close(
-        new Transition(
-            s,
-            phase,
-            phase.from(),
-            phase.to(),
-            phase.endReason(),
-            asOf,
-            null,
-            null,
-            Transition.REALTIME_FAILED,
+            realtime,
             s.activeRecordingIds()));
   }
 }

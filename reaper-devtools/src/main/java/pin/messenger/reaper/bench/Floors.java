@@ -138,6 +138,8 @@ final class Floors {
         deal = rs.getString("deal_id");
       }
     }
+    // Two reads of the same JDBC shape on purpose: the floor spells out each statement the reaper
+    // would run, and each builds something different (payload JSON, recording ids).
     StringBuilder participants = new StringBuilder("[");
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -164,51 +166,53 @@ final class Floors {
         }
       }
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "UPDATE messenger.conference_sessions SET status = 'Ended', end_reason = 'EmptyTimeout', ended_at = ?,"
-                + " updated_at = ?, duration_seconds = 0 WHERE id = ? AND status = 'Active'")) {
-      ps.setObject(1, ts(asOf));
-      ps.setObject(2, ts(asOf));
-      ps.setObject(3, id);
-      ps.executeUpdate();
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO messenger.integration_outbox (id, topic, message_key, event_type, payload, occurred_at)"
-                + " VALUES (gen_random_uuid(), 'pin.messenger.conference-ended.v1', ?, 'conference-ended.v1', ?::jsonb, ?)")) {
-      ps.setString(1, deal);
-      ps.setString(
-          2,
-          "{\"conferenceId\":\""
-              + id
-              + "\",\"chatId\":\""
-              + chat
-              + "\",\"participants\":"
-              + participants
-              + "]}");
-      ps.setObject(3, ts(asOf));
-      ps.executeUpdate();
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO messenger.realtime_outbox (id, kind, target_kind, chat_id, session_kind, conference_id, created_at)"
-                + " VALUES (gen_random_uuid(), 'ConferenceEnded', 'ChatGroup', ?::uuid, 'Conference', ?, ?)")) {
-      ps.setString(1, chat);
-      ps.setObject(2, id);
-      ps.setObject(3, ts(asOf));
-      ps.executeUpdate();
-    }
+    update(
+        c,
+        "UPDATE messenger.conference_sessions SET status = 'Ended', end_reason = 'EmptyTimeout', ended_at = ?,"
+            + " updated_at = ?, duration_seconds = 0 WHERE id = ? AND status = 'Active'",
+        ts(asOf),
+        ts(asOf),
+        id);
+    update(
+        c,
+        "INSERT INTO messenger.integration_outbox (id, topic, message_key, event_type, payload, occurred_at)"
+            + " VALUES (gen_random_uuid(), 'pin.messenger.conference-ended.v1', ?, 'conference-ended.v1', ?::jsonb, ?)",
+        deal,
+        "{\"conferenceId\":\""
+            + id
+            + "\",\"chatId\":\""
+            + chat
+            + "\",\"participants\":"
+            + participants
+            + "]}",
+        ts(asOf));
+    update(
+        c,
+        "INSERT INTO messenger.realtime_outbox (id, kind, target_kind, chat_id, session_kind, conference_id, created_at)"
+            + " VALUES (gen_random_uuid(), 'ConferenceEnded', 'ChatGroup', ?::uuid, 'Conference', ?, ?)",
+        chat,
+        id,
+        ts(asOf));
     for (UUID r : recordings) {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO messenger.recorder_stop_requests (id, recording_id, conference_id, reason, created_at)"
-                  + " VALUES (gen_random_uuid(), ?, ?, 'EmptyTimeout', ?)")) {
-        ps.setObject(1, r);
-        ps.setObject(2, id);
-        ps.setObject(3, ts(asOf));
-        ps.executeUpdate();
+      update(
+          c,
+          "INSERT INTO messenger.recorder_stop_requests (id, recording_id, conference_id, reason, created_at)"
+              + " VALUES (gen_random_uuid(), ?, ?, 'EmptyTimeout', ?)",
+          r,
+          id,
+          ts(asOf));
+    }
+  }
+
+  /**
+   * One statement with positional parameters (a String goes as {@code setString} would send it).
+   */
+  private static void update(Connection c, String sql, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
       }
+      ps.executeUpdate();
     }
   }
 

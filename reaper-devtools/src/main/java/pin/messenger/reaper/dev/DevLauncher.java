@@ -1,6 +1,7 @@
 package pin.messenger.reaper.dev;
 
 import java.util.List;
+import java.util.concurrent.Callable;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.app.ReaperCli;
@@ -37,24 +38,22 @@ public final class DevLauncher implements ReaperCli.Extension {
   public Integer command(String command, List<String> args) {
     return switch (command) {
       case "demo" -> DemoCommand.run(args);
-      case "train-archive" -> {
-        try {
-          yield TrainArchive.run(args);
-        } catch (Exception e) {
-          System.err.println("train-archive failed: " + ReaperCli.describe(e));
-          yield 1;
-        }
-      }
-      case "bench" -> {
-        try {
-          yield ReaperBenchmark.run(args);
-        } catch (Exception e) {
-          System.err.println("bench failed: " + ReaperCli.describe(e));
-          yield 1;
-        }
-      }
+      case "train-archive" -> orFailed(command, () -> TrainArchive.run(args));
+      case "bench" -> orFailed(command, () -> ReaperBenchmark.run(args));
       default -> null;
     };
+  }
+
+  /**
+   * Runs a tool; an exception becomes one {@code <command> failed: …} line on stderr and exit 1.
+   */
+  private static int orFailed(String command, Callable<Integer> tool) {
+    try {
+      return tool.call();
+    } catch (Exception e) {
+      System.err.println(command + " failed: " + ReaperCli.describe(e));
+      return 1;
+    }
   }
 
   @Override

@@ -75,25 +75,26 @@ public final class KafkaTestSupport {
     List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
     long deadline = System.nanoTime() + max.toNanos();
     while (out.size() < expected && System.nanoTime() < deadline) {
-      consumer
-          .poll(Duration.ofMillis(200))
-          .forEach(
-              r -> {
-                if (filter.test(r)) {
-                  out.add(r);
-                }
-              });
+      pollInto(consumer, Duration.ofMillis(200), filter, out);
     }
     // One more poll: a duplicate would show up here.
+    pollInto(consumer, Duration.ofMillis(500), filter, out);
+    return out;
+  }
+
+  private static void pollInto(
+      KafkaConsumer<String, byte[]> consumer,
+      Duration timeout,
+      java.util.function.Predicate<ConsumerRecord<String, byte[]>> filter,
+      List<ConsumerRecord<String, byte[]>> out) {
     consumer
-        .poll(Duration.ofMillis(500))
+        .poll(timeout)
         .forEach(
             r -> {
               if (filter.test(r)) {
                 out.add(r);
               }
             });
-    return out;
   }
 
   /** Polls until {@code expected} records arrived or the deadline passed. */
