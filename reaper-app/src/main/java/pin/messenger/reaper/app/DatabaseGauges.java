@@ -74,6 +74,7 @@ final class DatabaseGauges implements AutoCloseable {
     if (executor != null) {
       return;
     }
+    // Thread factory like ReaperLoop's on purpose, but a daemon: gauges never keep the JVM up.
     executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {

@@ -52,6 +52,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
       RecorderOptions recorderOptions,
       Clock clock,
       Runnable topicCheck) {
+    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.relay = relay;
     this.recorder = recorder;
     this.clock = clock;
@@ -191,6 +192,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
    */
   @Override
   public void destroy() {
+    // Null checks mirror start() on purpose: each loop exists only when its delivery is on.
     if (relay != null) {
       relay.stop();
     }

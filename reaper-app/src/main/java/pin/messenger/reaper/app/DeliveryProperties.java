@@ -33,6 +33,9 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
 
     private static final RelayOptions DEFAULTS = RelayOptions.defaults();
 
+    // Each unset field falls back to RelayOptions' own default, one line a field on purpose (the
+    // same
+    // shape as Recorder and ReaperProperties); ConfigurationDefaultsTest checks they agree.
     public Relay {
       batchSize = or(batchSize, DEFAULTS.batchSize());
       pollInterval = or(pollInterval, DEFAULTS.pollInterval());
@@ -47,6 +50,8 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
       outageLogInterval = or(outageLogInterval, DEFAULTS.outageLogInterval());
     }
 
+    // Mirrors RelayOptions' constructor argument by argument on purpose: the Spring binding stays
+    // out of reaper-delivery; ConfigurationDefaultsTest checks the two agree.
     RelayOptions toOptions() {
       return new RelayOptions(
           batchSize,
@@ -77,6 +82,8 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
 
     private static final RecorderOptions DEFAULTS = RecorderOptions.defaults(null);
 
+    // Field by field like Relay on purpose: unset falls back to RecorderOptions' default;
+    // ConfigurationDefaultsTest checks they agree.
     public Recorder {
       connectTimeout = or(connectTimeout, DEFAULTS.connectTimeout());
       readTimeout = or(readTimeout, DEFAULTS.readTimeout());

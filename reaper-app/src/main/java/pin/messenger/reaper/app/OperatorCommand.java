@@ -118,6 +118,7 @@ final class OperatorCommand {
     CommandLine line = new CommandLine(args);
     boolean json = line.flag("json");
     boolean yes = line.flag("yes");
+    // The shared flags are read like retry's on purpose: each command owns its own flag list.
     boolean kafka = line.flag("kafka-quarantined");
     boolean recorder = line.flag("recorder-given-up");
     if (kafka == recorder) {

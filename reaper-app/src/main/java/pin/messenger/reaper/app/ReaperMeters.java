@@ -122,8 +122,11 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
       ConferenceRoomReaperOptions options,
       Delivery delivery,
       Clock clock) {
+    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.options = options;
     this.clock = clock;
+    // One builder chain per meter on purpose (registered at start-up, style 11): each name reads
+    // with its own description and tags at the place it is registered.
     runs = Counter.builder(RUN).description("Cycles run (liveness)").register(registry);
     cycleDuration =
         Timer.builder(CYCLE_DURATION)

@@ -30,6 +30,8 @@ public record ReaperProperties(
   private static final ConferenceRoomReaperOptions DEFAULTS =
       ConferenceRoomReaperOptions.defaults();
 
+  // Each unset field falls back to the core default, field by field on purpose (the Spring
+  // binding mirrors ConferenceRoomReaperOptions); ConfigurationDefaultsTest checks they agree.
   public ReaperProperties {
     pollingInterval = or(pollingInterval, DEFAULTS.pollingInterval());
     emptyRoomGrace = or(emptyRoomGrace, DEFAULTS.emptyRoomGrace());
@@ -57,6 +59,8 @@ public record ReaperProperties(
    */
   public record Schema(@DefaultValue("true") boolean migrate) {}
 
+  // Lists the options' arguments like ConferenceRoomReaperOptions.Builder#build on purpose: the
+  // Spring binding stays out of the core; ConfigurationDefaultsTest checks they agree.
   public ConferenceRoomReaperOptions toOptions() {
     return new ConferenceRoomReaperOptions(
         pollingInterval,

@@ -10,6 +10,9 @@ import pin.messenger.reaper.core.CycleResult;
  * no pass ran, i.e. on a dry run or when stopped).
  */
 record RunOnceDocument(
+    // Lists CycleResult's counters again on purpose: this record is the printed JSON document (its
+    // own field order, delivery counts added), kept apart from the core result; CliJsonTest pins
+    // it.
     String jobRunId,
     Instant asOf,
     boolean lockAcquired,

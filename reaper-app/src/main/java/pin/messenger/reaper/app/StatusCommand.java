@@ -146,6 +146,8 @@ final class StatusCommand {
               dash(p.get("reaper_next_attempt_at")),
               p.get("reaper_last_error")));
     }
+    // One String.format per row on purpose: each row has its own trailing note; the columns match
+    // the header line.
     Map<String, Object> d = (Map<String, Object>) s.get("delivery");
     b.append('\n')
         .append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));
@@ -195,6 +197,8 @@ final class StatusCommand {
     StringBuilder b = new StringBuilder();
     Map<String, Object> s = (Map<String, Object>) e.get("session");
     b.append("conference ").append(s.get("id")).append('\n');
+    // The explain display order, not SchemaVerifier's list of required columns (a different
+    // purpose and order); a column missing from the row prints as a dash.
     for (String k :
         List.of(
             "status",

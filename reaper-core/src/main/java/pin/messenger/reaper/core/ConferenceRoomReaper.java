@@ -329,6 +329,8 @@ public final class ConferenceRoomReaper {
         });
     for (Transition t : applied.applied()) {
       ConferenceSession s = t.session();
+      // Same key-value shape as the cycle line on purpose: each event is named for what happened
+      // and carries its own ids as fields (style 12).
       log.atInfo()
           .addKeyValue("conferenceId", s.id())
           .addKeyValue("chatId", s.chatId())

@@ -29,6 +29,8 @@ public record CycleResult(
     boolean dryRun,
     int pausedPhases) {
 
+  // Repeats the components on purpose: a source-compatible constructor for callers from before
+  // pausedPhases; it only delegates with 0.
   /** A cycle that paused no phase. */
   public CycleResult(
       String jobRunId,

@@ -81,6 +81,7 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
       Duration sendTimeout,
       Clock clock,
       Reachability broker) {
+    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.producers = producers;
     this.source = source;
     this.sendTimeoutNanos = sendTimeout.toNanos();

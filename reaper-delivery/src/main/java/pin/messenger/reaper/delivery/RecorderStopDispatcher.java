@@ -58,6 +58,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
     this.call = new RecorderCall(options);
+    // Built like OutboxRelay's on purpose: both wire the shared LeasedDelivery from their own
+    // options and table; only the sender and the lease owner's prefix differ.
     this.delivery =
         new LeasedDelivery<>(
             TABLE,

@@ -54,6 +54,8 @@ public record RelayOptions(
    */
   static final Duration MAX_BLOCK_CAP = Duration.ofSeconds(2);
 
+  // Repeats the components on purpose: the constructor callers used before outageLogInterval;
+  // it only delegates with the default.
   /** Options without an outage log interval: {@link #DEFAULT_OUTAGE_LOG_INTERVAL}. */
   public RelayOptions(
       int batchSize,
@@ -91,6 +93,8 @@ public record RelayOptions(
     if (retentionBatch < 1) {
       errors.add("reaper.relay.retention-batch must be at least 1 but was " + retentionBatch);
     }
+    // Same check shape as ConferenceRoomReaperOptions on purpose: each options record validates
+    // itself with its own property names and rule (the core's demands at least 1ms).
     positive(errors, "reaper.relay.poll-interval", pollInterval);
     positive(errors, "reaper.relay.lease", lease);
     positive(errors, "reaper.relay.retry-base", retryBase);

@@ -21,6 +21,7 @@ final class IdleCycleBench {
   private final BenchReport report;
 
   IdleCycleBench(DataSource idle, DataSource reference, BenchReport report) {
+    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.idle = idle;
     this.reference = reference;
     this.report = report;

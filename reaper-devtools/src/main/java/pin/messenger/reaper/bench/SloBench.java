@@ -19,6 +19,7 @@ final class SloBench {
   private final BenchReport report;
 
   SloBench(boolean quick, DataSource dataSource, BenchReport report) {
+    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.quick = quick;
     this.dataSource = dataSource;
     this.data = new BenchData(dataSource);

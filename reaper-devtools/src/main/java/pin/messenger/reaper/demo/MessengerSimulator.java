@@ -205,6 +205,7 @@ public final class MessengerSimulator {
         return true;
       }
       case ALL_LEAVE, REJOIN_WITHIN_GRACE -> {
+        // The rejoin update's twin with 0 participants: each messenger event stays its own SQL.
         exec(
             c,
             """

@@ -116,6 +116,8 @@ final class Claims {
     }
   }
 
+  // The ReaperStore.Batch signature again (PostgresBatch delegates here): one port, one
+  // implementation, not a second copy of the rule.
   int countSkippedLocked(
       Phase phase,
       Instant cutoff,
@@ -156,6 +158,7 @@ final class Claims {
   }
 
   /** A claimed row as {@link #CLAIM} returns it. */
+  // One column a line on purpose: the row mapper names every column CLAIM returns, in order.
   static ConferenceSession session(ResultSet rs) throws SQLException {
     return new ConferenceSession(
         Jdbc.uuid(rs, "id"),

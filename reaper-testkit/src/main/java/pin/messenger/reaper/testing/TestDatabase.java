@@ -102,6 +102,7 @@ public final class TestDatabase implements AutoCloseable {
     return embedded;
   }
 
+  // Plain accessors (same shape as any record-like class), nothing shared to extract.
   public HikariDataSource dataSource() {
     return dataSource;
   }
