@@ -180,7 +180,6 @@ public final class ConferenceRoomReaper {
           .log("batch selected");
 
       List<Transition> closes = new ArrayList<>(claimed.size());
-      List<Transition> skipped = new ArrayList<>();
       for (ConferenceSession s : claimed) {
         Decision d = ReaperDecision.decide(phase, s, asOf, options);
         if (d instanceof Decision.Close close) {
