@@ -209,7 +209,8 @@ public final class ReaperCli {
       ConferenceRoomReaper reaper = ctx.getBean(ConferenceRoomReaper.class);
       Clock clock = ctx.getBean(Clock.class);
       CycleResult result =
-          dryRun ? reaper.dryRun(clock.instant()) : reaper.runOnce(clock.instant(), stopping::get);
+          // The cycle takes its moment from reaper.clock, like the periodic loop.
+          dryRun ? reaper.dryRun() : reaper.runOnce(stopping::get);
       RunOnceDocument document = RunOnceDocument.of(result);
       if (!dryRun && !stopping.get()) {
         // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.context.ApplicationEventPublisher;
@@ -45,7 +46,13 @@ public class ReaperConfiguration {
     return new NetworkBounds(options);
   }
 
+  /**
+   * The worker's clock: each cycle's moment under {@code reaper.clock=system}, and what the skew is
+   * measured against under either setting. A test replaces it (e.g. {@code Clock.offset}) by
+   * registering its own {@link Clock} before the context refreshes.
+   */
   @Bean
+  @ConditionalOnMissingBean(Clock.class)
   Clock reaperClock() {
     return Clock.systemUTC();
   }
@@ -77,9 +84,11 @@ public class ReaperConfiguration {
   ConferenceRoomReaper conferenceRoomReaper(
       PostgresReaperStore store,
       ConferenceRoomReaperOptions options,
+      Clock clock,
       List<ReaperObserver> observers,
       List<ConferenceEndedListener> listeners) {
-    return new ConferenceRoomReaper(store, options, ReaperObserver.compose(observers), listeners);
+    return new ConferenceRoomReaper(
+        store, options, clock, ReaperObserver.compose(observers), listeners);
   }
 
   /** The database as the gauges and readiness see it, read off the scrape path. */
@@ -119,7 +128,7 @@ public class ReaperConfiguration {
   @Bean
   @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
   ReaperLoopLifecycle reaperLoop(
-      ConferenceRoomReaper reaper, Clock clock, Delivery delivery, DatabaseGauges gauges) {
-    return new ReaperLoopLifecycle(new ReaperLoop(reaper, clock, null), delivery, gauges);
+      ConferenceRoomReaper reaper, Delivery delivery, DatabaseGauges gauges) {
+    return new ReaperLoopLifecycle(new ReaperLoop(reaper, null), delivery, gauges);
   }
 }

@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.BatchOutcome;
+import pin.messenger.reaper.core.ClockReading;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
@@ -65,6 +66,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public static final String DATABASE_UP = "messenger.conf.reaper.database.up";
   public static final String CLOSE_LATENESS = "messenger.conf.reaper.close.lateness";
   public static final String SLO_CLOSES = "messenger.conf.reaper.slo.closes";
+  public static final String CLOCK_SKEW = "messenger.conf.reaper.clock.skew";
 
   /**
    * Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30
@@ -107,6 +109,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private final Clock clock;
   private volatile Instant lastCycleCompleted;
   private volatile Instant lastCycleStarted;
+  private volatile ClockReading lastClockReading;
 
   public ReaperMeters(
       MeterRegistry registry,
@@ -290,6 +293,17 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
         true,
         state,
         t -> t.poison());
+    Gauge.builder(
+            CLOCK_SKEW,
+            () -> {
+              ClockReading r = lastClockReading;
+              return r == null ? Double.NaN : r.skew().toNanos() / 1e9;
+            })
+        .description(
+            "Database clock minus this worker's clock, measured at the start of every cycle"
+                + " (positive: the worker is behind; NaN: not measured yet)")
+        .baseUnit("seconds")
+        .register(registry);
     Gauge.builder(ENABLED, () -> options.enabled() ? 1 : 0)
         .description(
             "1 when reaping is enabled (reaper.enabled, the CONFERENCE_CALLS_ENABLED flag)")
@@ -346,6 +360,11 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   }
 
   @Override
+  public void clockRead(ClockReading reading) {
+    lastClockReading = reading;
+  }
+
+  @Override
   public void cycleCompleted(CycleResult result) {
     runs.increment();
     if (result.lockAcquired()) {
@@ -369,6 +388,10 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
 
   @Override
   public void cycleFailed(String jobRunId, Throwable error) {
+    // A cycle that failed was started: with reaper.clock=database one that cannot read the
+    // database's clock fails before it reports a start, and a database outage must not turn
+    // liveness DOWN.
+    lastCycleStarted = clock.instant();
     runs.increment();
     cycleErrors.increment();
   }
@@ -394,7 +417,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     Instant asOf = transition.endedAt();
     Duration window = Duration.between(phase.cutoff(asOf, options), asOf);
     Instant due = phase.orderKey(transition.session()).plus(window);
-    Duration late = Duration.between(due, clock.instant());
+    Duration late = Duration.between(due, databaseNow());
     if (late.isNegative()) {
       late = Duration.ZERO;
     }
@@ -402,6 +425,18 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     (late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo)
         .get(phase)
         .increment();
+  }
+
+  /**
+   * Now on the database's clock, as well as this worker knows it: its own clock corrected by the
+   * last measured skew. The rows' timestamps are the database's (or the messenger's), so lateness
+   * measured on the worker's clock would be off by the skew: a worker ahead would count every close
+   * late (a false SLO burn), one behind would count its late closes as on time.
+   */
+  private Instant databaseNow() {
+    ClockReading r = lastClockReading;
+    Instant now = clock.instant();
+    return r == null ? now : now.plus(r.skew());
   }
 
   @Override

@@ -3,6 +3,7 @@ package pin.messenger.reaper.app;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import pin.messenger.reaper.core.ClockSource;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 
 /**
@@ -22,6 +23,7 @@ public record ReaperProperties(
     Duration maxRunDuration,
     Duration statementTimeout,
     Boolean enabled,
+    ClockSource clock,
     @DefaultValue Drain drain,
     @DefaultValue Schema schema) {
 
@@ -38,6 +40,7 @@ public record ReaperProperties(
     maxRunDuration = or(maxRunDuration, DEFAULTS.maxRunDuration());
     statementTimeout = or(statementTimeout, DEFAULTS.statementTimeout());
     enabled = or(enabled, DEFAULTS.enabled());
+    clock = or(clock, DEFAULTS.clock());
   }
 
   /** Drain mode (beyond the spec, off by default); defaults are the core's. */
@@ -66,7 +69,8 @@ public record ReaperProperties(
         statementTimeout,
         enabled,
         drain.enabled(),
-        drain.pause());
+        drain.pause(),
+        clock);
   }
 
   /** The bound value, or the default when the property is not set. */

@@ -51,6 +51,7 @@ class BadConfigurationTest {
         "--reaper.statement-timeout=0ms                         | reaper.statement-timeout",
         "--reaper.drain.pause=-1s                               | reaper.drain.pause",
         "--reaper.enabled=perhaps                               | reaper.enabled",
+        "--reaper.clock=ntp                                     | reaper.clock",
         "--reaper.relay.batch-size=0                            | reaper.relay.batch-size",
         "--reaper.relay.max-attempts=0                          | reaper.relay.max-attempts",
         "--reaper.relay.retry-cap=100ms                         | reaper.relay.retry-cap",

@@ -111,4 +111,40 @@ class ReaperTracingTest {
                   .isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
             });
   }
+
+  @Test
+  void a_cancelled_cycle_ends_its_span_marked_cancelled() {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
+            .build();
+    Instant asOf = Instant.parse("2026-12-02T11:00:00Z");
+    new Rooms(db.dataSource()).insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    ConferenceRoomReaper reaper =
+        new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()),
+            ConferenceRoomReaperOptions.defaults(),
+            new ReaperTracing(otel),
+            List.of());
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                reaper.runOnce(
+                    asOf,
+                    Cancellation.at(
+                        Cancellation.Checkpoint.BEFORE_COMMIT,
+                        pin.messenger.reaper.core.Phase.EMPTY_ROOM)))
+        .isInstanceOf(java.util.concurrent.CancellationException.class);
+
+    SpanData cycle =
+        exporter.getFinishedSpanItems().stream()
+            .filter(sp -> sp.getName().equals(ReaperTracing.CYCLE_SPAN))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("the cancelled cycle's span was never ended"));
+    assertThat(cycle.getAttributes().get(AttributeKey.booleanKey("reaper.cancelled"))).isTrue();
+  }
 }

@@ -15,6 +15,8 @@ public interface Cancellation {
 
   /** Where in the cycle the stop is checked, in the order a batch passes them. */
   enum Checkpoint {
+    /** Before the database's clock is read at the start of a cycle; no phase yet. */
+    BEFORE_CLOCK_READ,
     /** Before the run lock is tried; no phase yet. */
     BEFORE_RUN_LOCK,
     /** Before each batch of a phase (the first one and every drain batch). */
@@ -39,7 +41,8 @@ public interface Cancellation {
   /**
    * True when the cycle should stop at this checkpoint; by default whenever {@link #isCancelled}.
    *
-   * @param phase the phase running, or null at {@link Checkpoint#BEFORE_RUN_LOCK}
+   * @param phase the phase running, or null at {@link Checkpoint#BEFORE_CLOCK_READ} and {@link
+   *     Checkpoint#BEFORE_RUN_LOCK}
    */
   default boolean isCancelledAt(Checkpoint at, @Nullable Phase phase) {
     return isCancelled();

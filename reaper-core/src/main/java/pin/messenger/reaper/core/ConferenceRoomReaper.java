@@ -1,5 +1,6 @@
 package pin.messenger.reaper.core;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -17,7 +19,9 @@ import pin.messenger.reaper.core.Cancellation.Checkpoint;
 /**
  * One cycle of the ConferenceRoomReaperJob: take the single-runner lock, run the three phases in
  * order (one transaction per batch), dispatch after commit. {@link #runOnce} is all the work; a
- * scheduler only calls it.
+ * scheduler only calls it. The cycle's {@code asOf} is taken once, at its start, from the clock
+ * {@link ConferenceRoomReaperOptions#clock()} names (the injected worker's {@link Clock}, or the
+ * database's), and passed down.
  */
 public final class ConferenceRoomReaper {
   private static final Logger log = LoggerFactory.getLogger(ConferenceRoomReaper.class);
@@ -30,27 +34,56 @@ public final class ConferenceRoomReaper {
 
   private final ReaperStore store;
   private final ConferenceRoomReaperOptions options;
+  private final Clock clock;
   private final ReaperObserver observer;
   private final List<ConferenceEndedListener> listeners;
 
+  /**
+   * @param clock the worker's clock: the cycles' moment under {@link ClockSource#SYSTEM}, and the
+   *     reference the skew is measured against under either source
+   */
+  public ConferenceRoomReaper(
+      ReaperStore store,
+      ConferenceRoomReaperOptions options,
+      Clock clock,
+      ReaperObserver observer,
+      List<ConferenceEndedListener> listeners) {
+    this.store = store;
+    this.options = options;
+    this.clock = clock;
+    this.observer = observer == null ? ReaperObserver.NONE : observer;
+    this.listeners = List.copyOf(listeners);
+  }
+
+  /** For callers that give every cycle its moment ({@link #runOnce(Instant, Cancellation)}). */
   public ConferenceRoomReaper(
       ReaperStore store,
       ConferenceRoomReaperOptions options,
       ReaperObserver observer,
       List<ConferenceEndedListener> listeners) {
-    this.store = store;
-    this.options = options;
-    this.observer = observer == null ? ReaperObserver.NONE : observer;
-    this.listeners = List.copyOf(listeners);
+    this(store, options, Clock.systemUTC(), observer, listeners);
   }
 
   public ConferenceRoomReaperOptions options() {
     return options;
   }
 
+  /**
+   * Runs one cycle at the moment of the configured clock ({@code reaper.clock}), read once at its
+   * start, and commits what it decides. What the periodic loop and {@code run-once} call.
+   */
+  public CycleResult runOnce(Cancellation cancellation) {
+    return run(null, cancellation, false);
+  }
+
   /** Runs one cycle at {@code asOf} and commits what it decides. */
   public CycleResult runOnce(Instant asOf, Cancellation cancellation) {
     return run(asOf, cancellation, false);
+  }
+
+  /** Like {@link #runOnce(Cancellation)}, and rolls every batch back. */
+  public CycleResult dryRun() {
+    return run(null, Cancellation.NONE, true);
   }
 
   /**
@@ -60,14 +93,22 @@ public final class ConferenceRoomReaper {
     return run(asOf, Cancellation.NONE, true);
   }
 
-  private CycleResult run(Instant asOf, Cancellation cancellation, boolean dryRun) {
+  private CycleResult run(@Nullable Instant givenAsOf, Cancellation cancellation, boolean dryRun) {
     String jobRunId = UUID.randomUUID().toString();
     long start = System.nanoTime();
     // jobRunId (the correlation id) is on every log line of the cycle, the store's included, via
     // the MDC.
     MDC.put("jobRunId", jobRunId);
     try {
-      log.atInfo().addKeyValue("asOf", asOf).addKeyValue("dryRun", dryRun).log("cycle started");
+      Moment moment = givenAsOf != null ? new Moment(givenAsOf, null) : moment(cancellation);
+      Instant asOf = moment.asOf();
+      log.atInfo()
+          .addKeyValue("asOf", asOf)
+          .addKeyValue("clock", givenAsOf != null ? "given" : options.clock().label())
+          .addKeyValue(
+              "clockSkewMs", moment.reading() == null ? null : moment.reading().skew().toMillis())
+          .addKeyValue("dryRun", dryRun)
+          .log("cycle started");
       observer.cycleStarted(jobRunId, asOf);
       cancellation.throwIfCancelled(Checkpoint.BEFORE_RUN_LOCK, null);
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
@@ -110,6 +151,35 @@ public final class ConferenceRoomReaper {
       throw e;
     } finally {
       MDC.remove("jobRunId");
+    }
+  }
+
+  /** A cycle's moment and the clock reading behind its skew (null when not measured). */
+  private record Moment(Instant asOf, @Nullable ClockReading reading) {}
+
+  /**
+   * The database's clock against the worker's, once per cycle, before anything else touches the
+   * database. Under {@link ClockSource#DATABASE} it is the cycle's moment, so a failed reading
+   * fails the cycle (never a silent fall-back to the worker's clock, which would void the
+   * guarantee). Under {@link ClockSource#SYSTEM} the moment is the worker's clock, read first, and
+   * the reading only measures the skew: when it fails the cycle goes on to the run lock (which
+   * fails by itself if the database is down).
+   */
+  private Moment moment(Cancellation cancellation) {
+    cancellation.throwIfCancelled(Checkpoint.BEFORE_CLOCK_READ, null);
+    if (options.clock() == ClockSource.DATABASE) {
+      ClockReading reading = store.readClock(clock);
+      observer.clockRead(reading);
+      return new Moment(reading.databaseTime(), reading);
+    }
+    Instant asOf = clock.instant();
+    try {
+      ClockReading reading = store.readClock(clock);
+      observer.clockRead(reading);
+      return new Moment(asOf, reading);
+    } catch (StoreException e) {
+      log.atDebug().setCause(e).log("clock skew not measured this cycle");
+      return new Moment(asOf, null);
     }
   }
 

@@ -30,6 +30,8 @@ import java.util.List;
  *     reaper.drain.enabled}, off)
  * @param drainPause pause between two drain batches of a phase ({@code reaper.drain.pause}, default
  *     50 ms)
+ * @param clock whose clock gives each cycle its {@code asOf} ({@code reaper.clock}: {@code system},
+ *     the spec's and the default, or {@code database}); see {@link ClockSource}
  */
 public record ConferenceRoomReaperOptions(
     Duration pollingInterval,
@@ -42,7 +44,8 @@ public record ConferenceRoomReaperOptions(
     Duration statementTimeout,
     boolean enabled,
     boolean drainEnabled,
-    Duration drainPause) {
+    Duration drainPause,
+    ClockSource clock) {
 
   public static final Duration DEFAULT_POLLING_INTERVAL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_EMPTY_ROOM_GRACE = Duration.ofSeconds(90);
@@ -54,6 +57,7 @@ public record ConferenceRoomReaperOptions(
   public static final Duration DEFAULT_MAX_RUN_DURATION = Duration.ofSeconds(30);
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_DRAIN_PAUSE = Duration.ofMillis(50);
+  public static final ClockSource DEFAULT_CLOCK = ClockSource.SYSTEM;
 
   /** PostgreSQL timeouts are whole milliseconds; anything shorter would be read as "no timeout". */
   private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
@@ -69,6 +73,9 @@ public record ConferenceRoomReaperOptions(
     positive(errors, "reaper.statement-timeout", statementTimeout);
     if (drainPause == null || drainPause.isNegative()) {
       errors.add("reaper.drain.pause must be zero or positive but was " + drainPause);
+    }
+    if (clock == null) {
+      errors.add("reaper.clock is required (system or database) but was null");
     }
     if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
       errors.add(
@@ -146,6 +153,7 @@ public record ConferenceRoomReaperOptions(
     b.enabled = enabled;
     b.drainEnabled = drainEnabled;
     b.drainPause = drainPause;
+    b.clock = clock;
     return b;
   }
 
@@ -172,7 +180,9 @@ public record ConferenceRoomReaperOptions(
         + " drainEnabled="
         + drainEnabled
         + " drainPause="
-        + drainPause;
+        + drainPause
+        + " clock="
+        + (clock == null ? null : clock.label());
   }
 
   private static boolean isPositive(Duration d) {
@@ -200,6 +210,7 @@ public record ConferenceRoomReaperOptions(
     private boolean enabled = true;
     private boolean drainEnabled = false;
     private Duration drainPause = DEFAULT_DRAIN_PAUSE;
+    private ClockSource clock = DEFAULT_CLOCK;
 
     public Builder pollingInterval(Duration v) {
       pollingInterval = v;
@@ -256,6 +267,11 @@ public record ConferenceRoomReaperOptions(
       return this;
     }
 
+    public Builder clock(ClockSource v) {
+      clock = v;
+      return this;
+    }
+
     public ConferenceRoomReaperOptions build() {
       return new ConferenceRoomReaperOptions(
           pollingInterval,
@@ -268,7 +284,8 @@ public record ConferenceRoomReaperOptions(
           statementTimeout,
           enabled,
           drainEnabled,
-          drainPause);
+          drainPause,
+          clock);
     }
   }
 }

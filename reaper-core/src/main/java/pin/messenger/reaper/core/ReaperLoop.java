@@ -1,6 +1,5 @@
 package pin.messenger.reaper.core;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,16 +20,16 @@ public final class ReaperLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReaperLoop.class);
 
   private final ConferenceRoomReaper reaper;
-  private final Clock clock;
   private final Consumer<CycleResult> onCycle;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final Cancellation cancellation = stopping::get;
   private @Nullable ScheduledExecutorService executor;
 
-  public ReaperLoop(
-      ConferenceRoomReaper reaper, Clock clock, @Nullable Consumer<CycleResult> onCycle) {
+  /**
+   * @param reaper the cycle; it takes each cycle's moment from its own clock ({@code reaper.clock})
+   */
+  public ReaperLoop(ConferenceRoomReaper reaper, @Nullable Consumer<CycleResult> onCycle) {
     this.reaper = reaper;
-    this.clock = clock;
     this.onCycle = onCycle == null ? r -> {} : onCycle;
   }
 
@@ -65,7 +64,7 @@ public final class ReaperLoop implements AutoCloseable {
     }
     CycleResult result;
     try {
-      result = reaper.runOnce(clock.instant(), cancellation);
+      result = reaper.runOnce(cancellation);
     } catch (Throwable e) {
       // Never let anything kill the timer: the next tick retries (candidates are still active).
       // The reaper has logged the failure or the cancellation with its jobRunId.

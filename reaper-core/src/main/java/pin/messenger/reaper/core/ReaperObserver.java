@@ -21,6 +21,11 @@ public interface ReaperObserver {
       }
 
       @Override
+      public void clockRead(ClockReading reading) {
+        all.forEach(o -> o.clockRead(reading));
+      }
+
+      @Override
       public void cycleCompleted(CycleResult result) {
         all.forEach(o -> o.cycleCompleted(result));
       }
@@ -55,6 +60,12 @@ public interface ReaperObserver {
 
   /** A cycle starts (before the run lock is tried). */
   default void cycleStarted(String jobRunId, java.time.Instant asOf) {}
+
+  /**
+   * The database's clock was read at the start of a cycle (every cycle, before the run lock, in
+   * both clock modes): the skew between the worker and the database.
+   */
+  default void clockRead(ClockReading reading) {}
 
   /** A cycle finished (also when the lock was held). */
   default void cycleCompleted(CycleResult result) {}

@@ -1,5 +1,6 @@
 package pin.messenger.reaper.core;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -32,6 +33,13 @@ public interface ReaperStore {
    * status.
    */
   Backlog backlog(Instant asOf, ConferenceRoomReaperOptions options);
+
+  /**
+   * Reads the database's clock in one cheap statement (no transaction left open, nothing locked)
+   * and brackets it with {@code workerClock}: the moment of a cycle under {@link
+   * ClockSource#DATABASE}, and the skew under either source.
+   */
+  ClockReading readClock(Clock workerClock);
 
   /** The single-runner lock. Closing it releases the lock. */
   interface RunLock extends AutoCloseable {

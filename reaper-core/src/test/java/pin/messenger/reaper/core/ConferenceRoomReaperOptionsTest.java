@@ -86,6 +86,7 @@ class ConferenceRoomReaperOptionsTest {
     assertThat(o.enabled()).isTrue();
     assertThat(o.drainEnabled()).isFalse();
     assertThat(o.drainPause()).isEqualTo(Duration.ofMillis(50));
+    assertThat(o.clock()).isEqualTo(ClockSource.SYSTEM);
   }
 
   @Test
@@ -109,6 +110,7 @@ class ConferenceRoomReaperOptionsTest {
             .enabled(false)
             .drainEnabled(true)
             .drainPause(Duration.ofMillis(31))
+            .clock(ClockSource.DATABASE)
             .build();
 
     assertThat(custom.toBuilder().build())
@@ -344,6 +346,20 @@ class ConferenceRoomReaperOptionsTest {
         .asString()
         .contains("reaper.drain.pause")
         .contains(bad.toString());
+  }
+
+  @Test
+  void a_missing_clock_is_rejected_naming_the_property() {
+    InvalidOptionsException e = invalid(ConferenceRoomReaperOptions.builder().clock(null));
+
+    assertThat(e.violations()).singleElement().asString().contains("reaper.clock").contains("null");
+  }
+
+  @Test
+  void the_effective_options_line_names_the_clock() {
+    assertThat(ConferenceRoomReaperOptions.defaults().describe()).endsWith(" clock=system");
+    assertThat(ConferenceRoomReaperOptions.builder().clock(ClockSource.DATABASE).build().describe())
+        .endsWith(" clock=database");
   }
 
   @Test

@@ -31,16 +31,24 @@ class ReaperJarBlackBoxIT {
   static DataSource dataSource;
   static Rooms rooms;
 
+  /** The newest version of the matrix, what these scenarios run on unless told otherwise. */
+  static final String NEWEST = "17";
+
   /**
    * The server the scenarios run against: a subclass annotated {@link PostgresServer.Version} picks
-   * a PostgreSQL major version (ReaperJarBlackBoxPg13IT, …); otherwise {@link
-   * PostgresServer#start()}'s choice.
+   * a PostgreSQL major version (ReaperJarBlackBoxPg13IT, the oldest supported); otherwise the one
+   * REAPER_BLACKBOX_PG / -Dreaper.blackbox.pg names (ops/pg-matrix.sh), else the newest, 17. The
+   * other black-box tests run on Debian's 15 where it is installed.
    */
   @BeforeAll
   static void server(TestInfo info) throws Exception {
     PostgresServer.Version version =
         info.getTestClass().orElseThrow().getAnnotation(PostgresServer.Version.class);
-    server = version == null ? PostgresServer.start() : PostgresServer.start(version.value());
+    String major =
+        version != null
+            ? version.value()
+            : PostgresServer.selected() != null ? PostgresServer.selected() : NEWEST;
+    server = PostgresServer.start(major);
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(server.jdbcUrl());
     ds.setUser("postgres");

@@ -3,7 +3,6 @@ package pin.messenger.reaper.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,7 +71,6 @@ class ManyRunnersTest {
           ReaperLoop loop =
               new ReaperLoop(
                   reaper,
-                  Clock.systemUTC(),
                   r -> {
                     cycles.incrementAndGet();
                     if (!r.lockAcquired()) {

@@ -134,7 +134,6 @@ class OutagesDuringManyRunnersTest {
                         ManyRunnersTest.OPTIONS,
                         ReaperObserver.NONE,
                         List.of()),
-                    Clock.systemUTC(),
                     null);
             loops.add(loop);
             loop.start();

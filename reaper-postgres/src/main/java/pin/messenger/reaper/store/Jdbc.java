@@ -64,7 +64,26 @@ final class Jdbc {
     if (message.length() > 500) {
       message = message.substring(0, 500);
     }
-    return "[" + e.getSQLState() + "] " + message;
+    String described = "[" + e.getSQLState() + "] " + message;
+    return preparedStatementsLost(e) ? described + POOLER_HINT : described;
+  }
+
+  /** What to do when a transaction-pooling proxy loses the driver's server-side statements. */
+  static final String POOLER_HINT =
+      " (the connection's prepared statements were not there: behind a transaction-pooling proxy"
+          + " such as PgBouncer before 1.21, add prepareThreshold=0 to the JDBC URL; README,"
+          + " 'Behind PgBouncer')";
+
+  /**
+   * The errors pgjdbc's server-side prepared statements give behind transaction pooling, where the
+   * next transaction may run on another server session: "does not exist" (26000), "already exists"
+   * (42P05), or a name that now belongs to another statement ("bind message supplies …", 08P01).
+   */
+  static boolean preparedStatementsLost(SQLException e) {
+    String state = e.getSQLState();
+    String message = String.valueOf(e.getMessage());
+    return ("26000".equals(state) || "42P05".equals(state) || "08P01".equals(state))
+        && message.contains("prepared statement");
   }
 
   static @Nullable OffsetDateTime ts(@Nullable Instant i) {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,8 +12,10 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
 import pin.messenger.reaper.core.Backlog;
+import pin.messenger.reaper.core.ClockReading;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperStore;
@@ -44,6 +47,13 @@ public final class PostgresReaperStore implements ReaperStore {
       """;
 
   static final String BACKLOG_SQL;
+
+  /**
+   * The database's clock, once per cycle. {@code clock_timestamp()}, not {@code now()}: the moment
+   * the statement runs, not when a transaction began (in autocommit they differ by microseconds,
+   * but behind PgBouncer or in any wrapping transaction only the former is "now").
+   */
+  static final String DATABASE_CLOCK = "SELECT clock_timestamp() AS database_time";
 
   /** The cutoff of each {@code ?} of {@link #BACKLOG_SQL}, in order. */
   private static final List<Phase> BACKLOG_PARAMETERS = new ArrayList<>();
@@ -100,6 +110,30 @@ public final class PostgresReaperStore implements ReaperStore {
       }
     } catch (SQLException e) {
       throw new StoreException("reading the backlog failed: " + Jdbc.describe(e), e);
+    }
+  }
+
+  /**
+   * One autocommit statement on a pooled connection, bracketed by the worker's clock: the skew is
+   * database time minus the worker's time at the midpoint of the round trip (the connection is
+   * taken before the bracket, so a wait for the pool does not count). A statement this cheap is
+   * bounded by the pool's socket timeout.
+   */
+  @Override
+  public ClockReading readClock(Clock workerClock) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(DATABASE_CLOCK)) {
+      Instant sent = workerClock.instant();
+      long start = System.nanoTime();
+      Instant databaseTime;
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        databaseTime = Objects.requireNonNull(Jdbc.instant(rs, "database_time"));
+      }
+      Duration roundTrip = Duration.ofNanos(System.nanoTime() - start);
+      return new ClockReading(databaseTime, sent.plus(roundTrip.dividedBy(2)), roundTrip);
+    } catch (SQLException e) {
+      throw new StoreException("could not read the database's clock: " + Jdbc.describe(e), e);
     }
   }
 

@@ -68,6 +68,19 @@ class PoisonRowTest extends DatabaseTest {
   }
 
   @Test
+  void a_dry_run_reports_a_poison_row_but_moves_no_error_meter() {
+    Room poison = Rooms.emptyActive(asOf.minusSeconds(500));
+    poison.startedAt = null;
+    rooms.insert(poison);
+
+    CycleResult result = reaper.dryRun(asOf);
+
+    assertThat(result.failed()).as("the dry run's report").isEqualTo(1);
+    assertThat(reportedFailures).as("item-failed meters and spans").isEmpty();
+    assertThat(rooms.row(poison.id).get("reaper_attempts")).isEqualTo(0);
+  }
+
+  @Test
   void poison_row_waits_out_its_backoff_then_is_tried_again_with_a_longer_one() {
     Room poison = Rooms.emptyActive(asOf.minusSeconds(500));
     poison.startedAt = null;

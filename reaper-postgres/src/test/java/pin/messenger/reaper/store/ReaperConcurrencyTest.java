@@ -465,5 +465,10 @@ class ReaperConcurrencyTest extends DatabaseTest {
         java.time.Instant asOf, ConferenceRoomReaperOptions options) {
       return delegate.backlog(asOf, options);
     }
+
+    @Override
+    public pin.messenger.reaper.core.ClockReading readClock(java.time.Clock workerClock) {
+      return delegate.readClock(workerClock);
+    }
   }
 }
