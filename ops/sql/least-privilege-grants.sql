@@ -15,3 +15,9 @@ GRANT UPDATE (delivered_at, attempts, last_error, next_attempt_at, locked_until,
       ON messenger.recorder_stop_requests TO conference_reaper;
 -- Flyway's history, read at start-up to verify the schema when migrations are off.
 GRANT SELECT ON messenger.conference_room_reaper_schema_history TO conference_reaper;
+-- Operator pauses: every cycle reads them (in its run-lock round trip), status and explain show them.
+GRANT SELECT ON messenger.conference_reaper_pauses TO conference_reaper;
+-- Operator actions (conference_reaper_operator, a member of conference_reaper): pause / resume write the pauses;
+-- every action appends to the audit trail, which nobody but its owner may change or delete.
+GRANT INSERT, UPDATE, DELETE ON messenger.conference_reaper_pauses TO conference_reaper_operator;
+GRANT SELECT, INSERT ON messenger.conference_reaper_audit TO conference_reaper_operator;

@@ -1,8 +1,11 @@
 -- Least-privilege roles for conference-room-reaper. Run as a superuser (or the database owner) once, and again
 -- after every new migration (GRANTs are idempotent). Then set the login password out of band:
 --   ALTER ROLE conference_reaper PASSWORD '…';   ALTER ROLE conference_reaper_owner PASSWORD '…';
+--   ALTER ROLE conference_reaper_operator PASSWORD '…';
 -- The worker runs as conference_reaper (SPRING_DATASOURCE_USERNAME); migrations run as conference_reaper_owner
--- (spring.flyway.user / bin/reaper migrate with SPRING_DATASOURCE_USERNAME=conference_reaper_owner).
+-- (spring.flyway.user / bin/reaper migrate with SPRING_DATASOURCE_USERNAME=conference_reaper_owner); the operator
+-- actions (bin/reaper pause / resume / retry / requeue / audit) run as conference_reaper_operator: the worker's
+-- rights plus writing pauses and audit rows, so that the worker itself can neither pause nor forge the trail.
 
 DO $$
 BEGIN
@@ -11,6 +14,9 @@ BEGIN
   END IF;
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'conference_reaper') THEN
     CREATE ROLE conference_reaper LOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'conference_reaper_operator') THEN
+    CREATE ROLE conference_reaper_operator LOGIN;
   END IF;
 END
 $$;
@@ -21,3 +27,7 @@ GRANT USAGE, CREATE ON SCHEMA messenger TO conference_reaper_owner;
 
 -- The worker: read what it claims, change only the columns a close and its bookkeeping change.
 GRANT USAGE ON SCHEMA messenger TO conference_reaper;
+
+-- The operator: everything the worker may do (retry and requeue change only columns the worker's bookkeeping
+-- changes too), plus the pauses and the audit trail (least-privilege-grants.sql).
+GRANT conference_reaper TO conference_reaper_operator;

@@ -4,6 +4,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import pin.messenger.reaper.core.BatchOutcome;
 import pin.messenger.reaper.core.Phase;
@@ -24,20 +28,37 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   /** Published rows are swept at most this often. */
   static final Duration SWEEP_EVERY = Duration.ofHours(1);
 
-  private final OutboxRelay relay;
-  private final RecorderStopDispatcher recorder;
-  private final DeliveryLoop relayLoop;
-  private final DeliveryLoop recorderLoop;
+  private final @Nullable OutboxRelay relay;
+  private final @Nullable RecorderStopDispatcher recorder;
+  private final @Nullable DeliveryLoop relayLoop;
+  private final @Nullable DeliveryLoop recorderLoop;
+  private final Clock clock;
+  private final int relayBatchSize;
+  private final @Nullable Runnable topicCheck;
   private Instant lastSweep = Instant.MIN;
 
   Delivery(
-      OutboxRelay relay,
-      RecorderStopDispatcher recorder,
+      @Nullable OutboxRelay relay,
+      @Nullable RecorderStopDispatcher recorder,
       RelayOptions relayOptions,
       RecorderOptions recorderOptions,
       Clock clock) {
+    this(relay, recorder, relayOptions, recorderOptions, clock, null);
+  }
+
+  /** {@code topicCheck}: run once at {@link #start()} when the relay is on; null for none. */
+  Delivery(
+      @Nullable OutboxRelay relay,
+      @Nullable RecorderStopDispatcher recorder,
+      RelayOptions relayOptions,
+      RecorderOptions recorderOptions,
+      Clock clock,
+      @Nullable Runnable topicCheck) {
     this.relay = relay;
     this.recorder = recorder;
+    this.clock = clock;
+    this.relayBatchSize = relayOptions.batchSize();
+    this.topicCheck = topicCheck;
     this.relayLoop =
         relay == null
             ? null
@@ -58,15 +79,16 @@ public final class Delivery implements ReaperObserver, DisposableBean {
                 new Backoff(recorderOptions.retryBase(), recorderOptions.retryCap()));
   }
 
-  public OutboxRelay relay() {
+  public @Nullable OutboxRelay relay() {
     return relay;
   }
 
-  public RecorderStopDispatcher recorder() {
+  public @Nullable RecorderStopDispatcher recorder() {
     return recorder;
   }
 
   private DeliveryLoop.Outcome relayStep(Instant now) throws SQLException {
+    OutboxRelay relay = Objects.requireNonNull(this.relay, "relayStep runs only with the relay on");
     if (Duration.between(lastSweep, now).compareTo(SWEEP_EVERY) >= 0) {
       lastSweep = now;
       relay.sweep(now, 100);
@@ -74,10 +96,13 @@ public final class Delivery implements ReaperObserver, DisposableBean {
     return relay.run(now);
   }
 
-  /** Starts the loops (long-running commands). */
+  /** Starts the loops (long-running commands), and the relay's look at its topic. */
   void start() {
     if (relayLoop != null) {
       relayLoop.start();
+      if (topicCheck != null) {
+        topicCheck.run();
+      }
     }
     if (recorderLoop != null) {
       recorderLoop.start();
@@ -85,28 +110,72 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   }
 
   /**
-   * Delivers what is pending now, bounded by {@code budget}: for {@code run-once}. Returns
-   * published, delivered.
+   * Delivers what is pending now, for {@code run-once}: the relay and the recorder dispatcher run
+   * concurrently (neither waits behind the other), each step with the pass's deadline {@code
+   * budget} from now, so the pass ends within {@code budget} plus one step's settle statements. The
+   * relay goes on while its steps make progress (published or quarantined rows, or a full batch),
+   * so a key whose head row was quarantined sends its next event in the same pass; it stops at the
+   * first step that could not reach the broker. Each step reads the clock for its own time (its
+   * lease starts then), so {@code now} only marks the pass's start. Returns published, delivered.
    */
   int[] drain(Instant now, Duration budget) throws SQLException {
     long deadline = System.nanoTime() + budget.toNanos();
-    int published = 0;
-    int delivered = 0;
-    if (relay != null) {
-      OutboxRelay.StepResult r;
-      do {
-        r = relay.relayOnce(now);
-        published += r.published();
-      } while (r.published() > 0 && r.unavailable() == 0 && System.nanoTime() < deadline);
+    CompletableFuture<Integer> delivered =
+        recorder == null
+            ? CompletableFuture.completedFuture(0)
+            : CompletableFuture.supplyAsync(
+                () -> drainRecorder(deadline), r -> new Thread(r, "run-once-recorder").start());
+    int published = relay == null ? 0 : drainRelay(deadline);
+    try {
+      return new int[] {published, delivered.join()};
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof UncheckedSqlException u) {
+        throw u.getCause();
+      }
+      throw e;
     }
-    if (recorder != null) {
+  }
+
+  private int drainRelay(long deadline) throws SQLException {
+    OutboxRelay relay =
+        Objects.requireNonNull(this.relay, "drainRelay runs only with the relay on");
+    int published = 0;
+    OutboxRelay.StepResult r;
+    do {
+      r = relay.relayOnce(clock.instant(), deadline);
+      published += r.published();
+    } while (r.unavailable() == 0
+        && (r.published() + r.quarantined() > 0 || r.claimed() >= relayBatchSize)
+        && System.nanoTime() - deadline < 0);
+    return published;
+  }
+
+  private int drainRecorder(long deadline) {
+    RecorderStopDispatcher recorder =
+        Objects.requireNonNull(this.recorder, "drainRecorder runs only with the dispatcher on");
+    int delivered = 0;
+    try {
       RecorderStopDispatcher.StepResult r;
       do {
-        r = recorder.dispatchOnce(now);
+        r = recorder.dispatchOnce(clock.instant(), deadline);
         delivered += r.delivered();
-      } while (r.delivered() > 0 && System.nanoTime() < deadline);
+      } while (r.delivered() > 0 && System.nanoTime() - deadline < 0);
+    } catch (SQLException e) {
+      throw new UncheckedSqlException(e);
     }
-    return new int[] {published, delivered};
+    return delivered;
+  }
+
+  /** Carries a recorder step's SQLException out of its thread. */
+  private static final class UncheckedSqlException extends RuntimeException {
+    UncheckedSqlException(SQLException e) {
+      super(e);
+    }
+
+    @Override
+    public synchronized @Nullable SQLException getCause() {
+      return (SQLException) super.getCause();
+    }
   }
 
   @Override
@@ -123,10 +192,15 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   }
 
   /**
-   * Stops the loops after their current batch, then closes the producer (flushing what it holds).
+   * Stops the loops: a running relay step sends nothing more and waits a few seconds at most for
+   * what it sent ({@link OutboxRelay#stop()}), then the producer is closed (bounded) after the step
+   * ended, never under it.
    */
   @Override
   public void destroy() {
+    if (relay != null) {
+      relay.stop();
+    }
     if (relayLoop != null) {
       relayLoop.close();
     }

@@ -1,13 +1,9 @@
 package pin.messenger.reaper.app;
 
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,11 +12,13 @@ import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import pin.messenger.reaper.core.ConferenceEndedEvent;
 import pin.messenger.reaper.delivery.DeliveryObserver;
 import pin.messenger.reaper.delivery.OutboxRelay;
 import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RecorderStopDispatcher;
 import pin.messenger.reaper.delivery.RelayOptions;
+import pin.messenger.reaper.delivery.TopicCheck;
 
 /**
  * Delivery after commit: the Kafka relay (on when {@code spring.kafka.bootstrap-servers} is set)
@@ -59,20 +57,32 @@ public class DeliveryConfiguration {
           public void leaseLost(String delivery, int rows) {
             observers.forEach(o -> o.leaseLost(delivery, rows));
           }
+
+          @Override
+          public void brokerReachable(boolean up) {
+            observers.forEach(o -> o.brokerReachable(up));
+          }
         };
     OutboxRelay relay = null;
+    Runnable topicCheck = null;
     if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
       Map<String, Object> producerProperties =
-          producerProperties(kafkaProperties.getObject(), properties.relay());
+          producerProperties(kafkaProperties.getObject(), relayOptions);
       relay =
           new OutboxRelay(
-              dataSource, () -> new KafkaProducer<>(producerProperties), relayOptions, observer);
+              dataSource,
+              () -> new KafkaProducer<>(producerProperties),
+              relayOptions,
+              observer,
+              clock);
+      Map<String, Object> adminProperties = kafkaProperties.getObject().buildAdminProperties();
+      topicCheck = () -> TopicCheck.inBackground(adminProperties, ConferenceEndedEvent.TOPIC);
       log.atInfo()
           .addKeyValue("bootstrapServers", kafkaProperties.getObject().getBootstrapServers())
           .log(
               "Kafka relay on: publishing messenger.integration_outbox to "
                   + kafkaProperties.getObject().getBootstrapServers());
-      String effective = relayOptions + " sendTimeout=" + properties.relay().sendTimeout();
+      String effective = relayOptions + " maxBlock=" + relayOptions.maxBlock();
       log.atInfo()
           .addKeyValue("options", effective)
           .log("conference-room-reaper effective relay options: " + effective);
@@ -95,7 +105,7 @@ public class DeliveryConfiguration {
               "recorder stop dispatch off: reaper.recorder.base-url is not set; stop requests stay in"
                   + " messenger.recorder_stop_requests");
     }
-    return new Delivery(relay, recorder, relayOptions, recorderOptions, clock);
+    return new Delivery(relay, recorder, relayOptions, recorderOptions, clock, topicCheck);
   }
 
   @Bean
@@ -109,25 +119,11 @@ public class DeliveryConfiguration {
   }
 
   /**
-   * Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what
-   * at-least-once needs.
+   * Boot's spring.kafka.* producer settings (servers, TLS, SASL, client id), with what the relay's
+   * at-least-once and its bounds need ({@link OutboxRelay#producerProperties}), all derived from
+   * {@link RelayOptions}.
    */
-  static Map<String, Object> producerProperties(
-      KafkaProperties kafka, DeliveryProperties.Relay relay) {
-    Map<String, Object> props = new HashMap<>(kafka.buildProducerProperties());
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms: derive both from the
-    // send timeout.
-    int timeout = (int) relay.sendTimeout().toMillis();
-    props.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout);
-    props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeout / 2, 10_000));
-    props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(timeout / 2, 10_000));
-    props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
-    props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "conference-room-reaper");
-    return props;
+  static Map<String, Object> producerProperties(KafkaProperties kafka, RelayOptions relay) {
+    return OutboxRelay.producerProperties(kafka.buildProducerProperties(), relay);
   }
 }

@@ -28,7 +28,8 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
       Duration retention,
       Integer retentionBatch,
       String source,
-      Duration sendTimeout) {
+      Duration sendTimeout,
+      Duration outageLogInterval) {
 
     private static final RelayOptions DEFAULTS = RelayOptions.defaults();
 
@@ -43,6 +44,7 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
       retentionBatch = or(retentionBatch, DEFAULTS.retentionBatch());
       source = or(source, DEFAULTS.source());
       sendTimeout = or(sendTimeout, DEFAULTS.sendTimeout());
+      outageLogInterval = or(outageLogInterval, DEFAULTS.outageLogInterval());
     }
 
     RelayOptions toOptions() {
@@ -56,7 +58,8 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
           retention,
           retentionBatch,
           source,
-          sendTimeout);
+          sendTimeout,
+          outageLogInterval);
     }
   }
 

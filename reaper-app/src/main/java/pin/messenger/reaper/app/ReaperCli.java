@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
@@ -45,7 +46,7 @@ public final class ReaperCli {
      * Runs {@code command} and returns its exit code, or {@code null} when it is not one of this
      * launcher's.
      */
-    default Integer command(String command, List<String> args) {
+    default @Nullable Integer command(String command, List<String> args) {
       return null;
     }
 
@@ -53,7 +54,8 @@ public final class ReaperCli {
      * An initializer that provides a database when none is configured, or {@code null} to fail
      * closed.
      */
-    default ApplicationContextInitializer<ConfigurableApplicationContext> developmentDatabase() {
+    default @Nullable ApplicationContextInitializer<ConfigurableApplicationContext>
+        developmentDatabase() {
       return null;
     }
 
@@ -75,7 +77,32 @@ public final class ReaperCli {
                                 poison rows, pending Kafka/recorder/realtime deliveries (read-only)
         explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
                                 will, whether its row is locked and by whom, its outbox rows
+
+      Operator actions (every runner obeys them at its next cycle; each prints what it changes and
+      writes an audit row in the same transaction; --actor A names who acts, default the OS user):
+        pause [--phase P] --reason "..." [--for 30m]
+                                pause one phase (empty-room, provision-timeout, stale-live) or,
+                                without --phase, the whole reaper; --for: it ends by itself
+        resume [--phase P] [--yes]
+                                lift a phase's pause, or without --phase every pause
+        retry <id> | retry --poison [--yes]
+                                end the poison backoff of one conference or of all: the next cycle
+                                tries them again (their error history stays)
+        requeue --kafka-quarantined|--recorder-given-up [--since T] [--yes]
+                                quarantined outbox rows / given-up recorder stop requests back to
+                                pending with the same ids (ce_id / Idempotency-Key); T is an
+                                instant (2026-12-02T10:00:00Z) or a duration ago (2h)
+        audit [--limit N] [--json]
+                                the newest operator actions (default 20)
+        (pause, resume, retry, requeue also take --reason "..." and --json)
+
         help                    this text
+
+      Exit status: 0 done; 1 failed (database error; {"error":...}); 2 bad command line (unknown
+      command or option, malformed id, unknown phase, missing --reason, bad --for/--since/--limit),
+      nothing started; 3 nothing matched (unknown conference, nothing paused/quarantined/given up),
+      nothing changed; 4 more than one row matched without --yes: the plan is printed, nothing
+      changed; 78 no database configured.
 
       Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
       (or --spring.datasource.url=...), required: without it every command but help exits with
@@ -113,6 +140,11 @@ public final class ReaperCli {
         case "migrate" -> migrate(rest, extension);
         case "status" -> StatusCommand.status(rest);
         case "explain" -> StatusCommand.explain(rest);
+        case "pause" -> OperatorCommand.pause(rest);
+        case "resume" -> OperatorCommand.resume(rest);
+        case "retry" -> OperatorCommand.retry(rest);
+        case "requeue" -> OperatorCommand.requeue(rest);
+        case "audit" -> OperatorCommand.audit(rest);
         case "help", "--help", "-h" -> {
           System.out.print(usage);
           yield 0;
@@ -285,8 +317,8 @@ public final class ReaperCli {
   /** What {@code migrate} prints: the schema version reached, or why it failed. */
   record MigrateDocument(
       boolean migrated,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String schemaVersion,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String schemaVersion,
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String error) {}
 
   /** A command that needs something the configuration does not give (the database). */
   static final class NotConfiguredException extends RuntimeException {

@@ -8,12 +8,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.BatchOutcome;
 import pin.messenger.reaper.core.ClockReading;
@@ -31,7 +32,6 @@ import pin.messenger.reaper.delivery.DeliveryObserver;
  * scrape path: a scrape never waits on the database.
  */
 public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
-  private static final Logger log = LoggerFactory.getLogger(ReaperMeters.class);
 
   public static final String RUN = "messenger.conf.reaper.run";
   public static final String CYCLE_DURATION = "messenger.conf.reaper.cycle.duration";
@@ -67,6 +67,8 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   public static final String CLOSE_LATENESS = "messenger.conf.reaper.close.lateness";
   public static final String SLO_CLOSES = "messenger.conf.reaper.slo.closes";
   public static final String CLOCK_SKEW = "messenger.conf.reaper.clock.skew";
+  public static final String BROKER_UP = "messenger.conf.reaper.broker.up";
+  public static final String DELIVERY_LEASE_LOST = "messenger.conf.reaper.delivery.lease.lost";
 
   /**
    * Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30
@@ -107,9 +109,11 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private final Map<Phase, Counter> lateForSlo = new EnumMap<>(Phase.class);
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
-  private volatile Instant lastCycleCompleted;
-  private volatile Instant lastCycleStarted;
-  private volatile ClockReading lastClockReading;
+  private volatile @Nullable Instant lastCycleCompleted;
+  private volatile @Nullable Instant lastCycleStarted;
+  private volatile @Nullable ClockReading lastClockReading;
+  private final Map<String, Counter> leaseLost = new java.util.HashMap<>();
+  private volatile double brokerUp = Double.NaN;
 
   public ReaperMeters(
       MeterRegistry registry,
@@ -314,6 +318,21 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     Gauge.builder(RECORDER_ENABLED, () -> delivery.recorder() == null ? 0 : 1)
         .description("1 when this process delivers recorder stop requests")
         .register(registry);
+    Gauge.builder(BROKER_UP, () -> brokerUp)
+        .description(
+            "1 when the relay's last step reached the Kafka broker, 0 while it cannot (NaN: relay off"
+                + " or no step yet)")
+        .register(registry);
+    for (String d : List.of("relay", "recorder")) {
+      leaseLost.put(
+          d,
+          Counter.builder(DELIVERY_LEASE_LOST)
+              .description(
+                  "Delivered rows whose lease another instance had taken over (a step outlived its"
+                      + " lease); their outcome was not written")
+              .tag("delivery", d)
+              .register(registry));
+    }
   }
 
   private static Counter sloCounter(MeterRegistry registry, Phase phase, String result) {
@@ -330,7 +349,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
       MeterRegistry registry,
       String name,
       String help,
-      String unit,
+      @Nullable String unit,
       boolean applies,
       Supplier<DatabaseGauges.TableState> state,
       java.util.function.ToDoubleFunction<DatabaseGauges.TableState> value) {
@@ -348,7 +367,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     b.register(registry);
   }
 
-  private static double age(Clock clock, Instant since) {
+  private static double age(Clock clock, @Nullable Instant since) {
     return since == null
         ? 0
         : Math.max(0, Duration.between(since, clock.instant()).toMillis() / 1000.0);
@@ -377,12 +396,12 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     lastCycleCompleted = result.asOf().plusMillis(result.durationMs());
   }
 
-  public Instant lastCycleCompleted() {
+  public @Nullable Instant lastCycleCompleted() {
     return lastCycleCompleted;
   }
 
   /** When the loop last started a cycle (null: none yet), for liveness. */
-  public Instant lastCycleStarted() {
+  public @Nullable Instant lastCycleStarted() {
     return lastCycleStarted;
   }
 
@@ -398,7 +417,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
 
   @Override
   public void batchCommitted(Phase phase, BatchOutcome outcome) {
-    items.get(phase).increment(outcome.closed());
+    Objects.requireNonNull(items.get(phase)).increment(outcome.closed());
     skipLocked.increment(outcome.skippedLocked());
   }
 
@@ -421,10 +440,10 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     if (late.isNegative()) {
       late = Duration.ZERO;
     }
-    lateness.get(phase).record(late);
-    (late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo)
-        .get(phase)
-        .increment();
+    Objects.requireNonNull(lateness.get(phase)).record(late);
+    Map<Phase, Counter> verdict =
+        late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo;
+    Objects.requireNonNull(verdict.get(phase)).increment();
   }
 
   /**
@@ -451,5 +470,18 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     recorderDelivered.increment(delivered);
     recorderFailures.increment(failed);
     recorderGaveUp.increment(gaveUp);
+  }
+
+  @Override
+  public void leaseLost(String delivery, int rows) {
+    Counter c = leaseLost.get(delivery);
+    if (c != null) {
+      c.increment(rows);
+    }
+  }
+
+  @Override
+  public void brokerReachable(boolean up) {
+    brokerUp = up ? 1 : 0;
   }
 }

@@ -8,6 +8,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.store.Diagnostics;
 import pin.messenger.reaper.store.PostgresReaperStore;
 
@@ -73,7 +74,7 @@ final class StatusCommand {
         throws Exception;
   }
 
-  private static int withContext(String command, List<String> args, Action action) {
+  static int withContext(String command, List<String> args, Action action) {
     // Reading only: never migrate from a diagnostic command.
     List<String> all = new java.util.ArrayList<>(args);
     all.add("--spring.flyway.enabled=false");
@@ -100,7 +101,10 @@ final class StatusCommand {
     return output.code();
   }
 
-  @SuppressWarnings("unchecked")
+  // The documents are Diagnostics' untyped maps: every key read here is one Diagnostics always
+  // writes (its tests and the black-box tests read them), so a missing one is a bug that should
+  // fail loudly here rather than be papered over; NullAway cannot see into the maps.
+  @SuppressWarnings({"unchecked", "NullAway"})
   static String humanStatus(Map<String, Object> s) {
     StringBuilder b = new StringBuilder();
     b.append("conference-room-reaper status at ").append(s.get("asOf")).append("\n\n");
@@ -133,6 +137,7 @@ final class StatusCommand {
                     + ", state "
                     + lock.get("state"))
         .append("\n\n");
+    b.append(humanPauses((List<?>) s.get("pauses")));
     b.append("poison rows: ").append(s.get("poisonCount")).append('\n');
     for (Map<String, Object> p : (List<Map<String, Object>>) s.get("poison")) {
       b.append(
@@ -168,7 +173,27 @@ final class StatusCommand {
     return b.toString();
   }
 
-  @SuppressWarnings("unchecked")
+  /** The pauses in force: every runner skips these phases until they are resumed or end. */
+  static String humanPauses(List<?> pauses) {
+    if (pauses == null || pauses.isEmpty()) {
+      return "paused: nothing\n\n";
+    }
+    StringBuilder b = new StringBuilder("paused (bin/reaper resume lifts them):\n");
+    for (Object o : pauses) {
+      PauseState.Pause p = (PauseState.Pause) o;
+      b.append(
+          String.format(
+              "  %-18s since %s by %s, %s: %s%n",
+              p.scope().equals(PauseState.ALL) ? "ALL PHASES" : p.scope(),
+              p.pausedAt(),
+              p.actor(),
+              p.until() == null ? "until resumed" : "until " + p.until(),
+              p.reason()));
+    }
+    return b.append('\n').toString();
+  }
+
+  @SuppressWarnings({"unchecked", "NullAway"}) // Diagnostics' untyped map, see humanStatus
   static String humanExplain(Map<String, Object> e) {
     StringBuilder b = new StringBuilder();
     Map<String, Object> s = (Map<String, Object>) e.get("session");
@@ -237,7 +262,7 @@ final class StatusCommand {
     }
   }
 
-  private static Object dash(Object o) {
+  private static Object dash(@org.jspecify.annotations.Nullable Object o) {
     return o == null ? "-" : o;
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
@@ -101,7 +102,8 @@ public final class ConferenceRoomReaper {
     MDC.put("jobRunId", jobRunId);
     try {
       Moment moment = givenAsOf != null ? new Moment(givenAsOf, null) : moment(cancellation);
-      Instant asOf = moment.asOf();
+      // PostgreSQL keeps microseconds: the event, ended_at and ce_time must be the same instant.
+      Instant asOf = moment.asOf().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
       log.atInfo()
           .addKeyValue("asOf", asOf)
           .addKeyValue("clock", givenAsOf != null ? "given" : options.clock().label())
@@ -113,15 +115,22 @@ public final class ConferenceRoomReaper {
       cancellation.throwIfCancelled(Checkpoint.BEFORE_RUN_LOCK, null);
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
       boolean acquired;
+      Set<Phase> paused;
       try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
         acquired = lock.acquired();
+        // Read in the lock attempt's round trip: every runner obeys a pause from its next cycle.
+        PauseState pauses = lock.pauses();
+        paused = pauses.pausedAt(asOf);
+        observer.pausesRead(jobRunId, paused);
         if (acquired) {
-          runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes);
+          skipPaused(pauses, asOf);
+          runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes, paused);
         } else {
           log.atInfo().log("cycle skipped: run lock held by another runner");
         }
       }
-      CycleResult result = result(jobRunId, asOf, acquired, outcomes, start, dryRun);
+      CycleResult result =
+          result(jobRunId, asOf, acquired, outcomes, start, dryRun, acquired ? paused.size() : 0);
       log.atInfo()
           .addKeyValue("lockAcquired", result.lockAcquired())
           .addKeyValue("emptyTimeout", result.emptyTimeout())
@@ -132,6 +141,7 @@ public final class ConferenceRoomReaper {
           .addKeyValue("raceLost", result.raceLost())
           .addKeyValue("durationMs", result.durationMs())
           .addKeyValue("dryRun", dryRun)
+          .addKeyValue("pausedPhases", result.pausedPhases())
           .log("cycle completed");
       observer.cycleCompleted(result);
       return result;
@@ -190,9 +200,13 @@ public final class ConferenceRoomReaper {
       Cancellation cancellation,
       boolean dryRun,
       long start,
-      Map<Phase, BatchOutcome> outcomes) {
+      Map<Phase, BatchOutcome> outcomes,
+      Set<Phase> paused) {
     long deadline = start + options.maxRunDuration().toNanos();
     for (Phase phase : Phase.values()) {
+      if (paused.contains(phase)) {
+        continue;
+      }
       BatchOutcome total = BatchOutcome.EMPTY;
       // Where this phase's previous full batch ended (drain mode); null before the first batch.
       ClaimPosition[] after = {null};
@@ -335,6 +349,24 @@ public final class ConferenceRoomReaper {
     }
   }
 
+  /** One {@code phase paused} line per paused phase, with the pause's reason, end and actor. */
+  private static void skipPaused(PauseState pauses, Instant asOf) {
+    for (Phase phase : Phase.values()) {
+      pauses
+          .pausing(phase, asOf)
+          .ifPresent(
+              p ->
+                  log.atInfo()
+                      .addKeyValue("phase", phase.label())
+                      .addKeyValue("scope", p.scope())
+                      .addKeyValue("reason", p.reason())
+                      .addKeyValue("until", p.until())
+                      .addKeyValue("actor", p.actor())
+                      .addKeyValue("pausedAt", p.pausedAt())
+                      .log("phase paused"));
+    }
+  }
+
   private void dispatch(ConferenceEndedEvent event) {
     for (ConferenceEndedListener listener : listeners) {
       try {
@@ -368,7 +400,8 @@ public final class ConferenceRoomReaper {
       boolean acquired,
       Map<Phase, BatchOutcome> outcomes,
       long start,
-      boolean dryRun) {
+      boolean dryRun,
+      int pausedPhases) {
     BatchOutcome all = outcomes.values().stream().reduce(BatchOutcome.EMPTY, BatchOutcome::plus);
     return new CycleResult(
         jobRunId,
@@ -381,6 +414,7 @@ public final class ConferenceRoomReaper {
         all.failed(),
         all.raceLost(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
-        dryRun);
+        dryRun,
+        pausedPhases);
   }
 }

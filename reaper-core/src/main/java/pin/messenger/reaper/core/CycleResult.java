@@ -12,6 +12,8 @@ import java.time.Instant;
  *     ReaperDecision}) found them no longer due, or the status guard of the write matched nothing.
  *     Under the row lock both mean a writer changed the row without taking its lock; expected 0
  * @param dryRun true when nothing was committed
+ * @param pausedPhases phases this cycle skipped because an operator paused them ({@code bin/reaper
+ *     pause})
  */
 public record CycleResult(
     String jobRunId,
@@ -24,7 +26,36 @@ public record CycleResult(
     int failed,
     int raceLost,
     long durationMs,
-    boolean dryRun) {
+    boolean dryRun,
+    int pausedPhases) {
+
+  /** A cycle that paused no phase. */
+  public CycleResult(
+      String jobRunId,
+      Instant asOf,
+      boolean lockAcquired,
+      int emptyTimeout,
+      int provisionFailed,
+      int staleTimeout,
+      int skippedLocked,
+      int failed,
+      int raceLost,
+      long durationMs,
+      boolean dryRun) {
+    this(
+        jobRunId,
+        asOf,
+        lockAcquired,
+        emptyTimeout,
+        provisionFailed,
+        staleTimeout,
+        skippedLocked,
+        failed,
+        raceLost,
+        durationMs,
+        dryRun,
+        0);
+  }
 
   public int reaped() {
     return emptyTimeout + provisionFailed + staleTimeout;

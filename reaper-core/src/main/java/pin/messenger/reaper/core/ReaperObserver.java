@@ -41,6 +41,11 @@ public interface ReaperObserver {
       }
 
       @Override
+      public void pausesRead(String jobRunId, java.util.Set<Phase> paused) {
+        all.forEach(o -> o.pausesRead(jobRunId, paused));
+      }
+
+      @Override
       public void batchCommitted(Phase phase, BatchOutcome outcome) {
         all.forEach(o -> o.batchCommitted(phase, outcome));
       }
@@ -75,6 +80,12 @@ public interface ReaperObserver {
 
   /** A cycle stopped by shutdown; its open batch was rolled back (not an error). */
   default void cycleCancelled(String jobRunId) {}
+
+  /**
+   * The phases operators paused, as this cycle read them right after its run-lock attempt (empty:
+   * none); every cycle that reached the database reports it, also when the lock was held elsewhere.
+   */
+  default void pausesRead(String jobRunId, java.util.Set<Phase> paused) {}
 
   /** A phase's batch committed. */
   default void batchCommitted(Phase phase, BatchOutcome outcome) {}

@@ -51,6 +51,14 @@ public interface ReaperStore {
      */
     void verifyHeld();
 
+    /**
+     * The operators' pauses, read in the same round trip as the lock attempt (also when another
+     * runner holds the lock); {@link PauseState#NONE} for a store without pauses.
+     */
+    default PauseState pauses() {
+      return PauseState.NONE;
+    }
+
     @Override
     void close();
   }

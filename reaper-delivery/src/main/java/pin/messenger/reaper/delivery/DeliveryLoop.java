@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ public final class DeliveryLoop implements AutoCloseable {
   private final Condition wake = lock.newCondition();
   private boolean woken;
   private volatile boolean stopping;
-  private Thread thread;
+  private @Nullable Thread thread;
   private int consecutiveFailures;
 
   public DeliveryLoop(String name, Step step, Clock clock, Duration pollInterval, Backoff backoff) {
@@ -83,11 +84,14 @@ public final class DeliveryLoop implements AutoCloseable {
         if (outcome == Outcome.UNAVAILABLE) {
           consecutiveFailures++;
           wait = backoff.after(consecutiveFailures);
-          log.atWarn()
+          // Debug only: the step logs the outage as state changes (down, still down, back).
+          log.atDebug()
               .addKeyValue("loop", name)
               .addKeyValue("consecutiveFailures", consecutiveFailures)
               .addKeyValue("retryIn", wait)
               .log("delivery target unavailable; backing off");
+          pause(wait, false);
+          continue;
         } else {
           consecutiveFailures = 0;
           wait = outcome == Outcome.MORE ? Duration.ZERO : pollInterval;
@@ -103,18 +107,23 @@ public final class DeliveryLoop implements AutoCloseable {
             .setCause(e)
             .log("delivery step failed");
       }
-      pause(wait);
+      pause(wait, true);
     }
   }
 
-  private void pause(Duration wait) {
+  /**
+   * Waits, ending early on a stop and, if {@code wakeable}, on a wake-up. A backoff because the
+   * other side is down is not wakeable: new rows do not make the broker come back, and every commit
+   * would otherwise reset the wait so the backoff never reached its cap.
+   */
+  private void pause(Duration wait, boolean wakeable) {
     if (wait.isZero()) {
       return;
     }
     lock.lock();
     try {
       long nanos = wait.toNanos();
-      while (!woken && !stopping && nanos > 0) {
+      while (!(wakeable && woken) && !stopping && nanos > 0) {
         nanos = wake.awaitNanos(nanos);
       }
       woken = false;

@@ -19,4 +19,10 @@ public interface DeliveryObserver {
    * recorder}. Non-zero means the lease is too short for the step (or a process stalled).
    */
   default void leaseLost(String delivery, int rows) {}
+
+  /**
+   * The Kafka broker became reachable ({@code true}: a step had records acknowledged or refused) or
+   * unreachable ({@code false}); called on each change only.
+   */
+  default void brokerReachable(boolean up) {}
 }

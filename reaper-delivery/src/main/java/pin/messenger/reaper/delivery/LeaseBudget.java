@@ -42,6 +42,16 @@ final class LeaseBudget {
   }
 
   /**
+   * How long after a step's start its send must have ended so that the settle's statements still
+   * fit in the lease: the lease less {@value #STATEMENTS_PER_STEP} statement timeouts (the claim
+   * before the send, the settle after it). The send's own bound is normally shorter (the options
+   * check that); this is the step deadline that holds whatever the other side does.
+   */
+  static Duration sendWindow(Duration lease) {
+    return lease.minus(statementTimeout(lease).multipliedBy(STATEMENTS_PER_STEP));
+  }
+
+  /**
    * Adds a violation unless the lease exceeds the step bound; {@code sendExpression} names the
    * properties that bound the send, e.g. {@code reaper.relay.send-timeout (PT30S)}.
    */

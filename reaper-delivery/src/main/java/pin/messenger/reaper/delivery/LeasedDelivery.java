@@ -24,10 +24,15 @@ import org.slf4j.spi.LoggingEventBuilder;
 final class LeasedDelivery<R extends LeasedRow> {
   private static final Logger log = LoggerFactory.getLogger(LeasedDelivery.class);
 
-  /** Sends one claimed batch; returns one outcome per row, in the rows' order. */
+  /**
+   * Sends one claimed batch; returns one outcome per row, in the rows' order. Nothing may still be
+   * in flight at {@code deadlineNanos} (a {@link System#nanoTime()} value): a row not sent or not
+   * acknowledged by then is {@code UNAVAILABLE} (or {@code FAILED} for a call that may have
+   * happened).
+   */
   @FunctionalInterface
   interface Sender<R> {
-    List<SendOutcome> send(List<R> rows);
+    List<SendOutcome> send(List<R> rows, long deadlineNanos);
   }
 
   /**
@@ -70,11 +75,22 @@ final class LeasedDelivery<R extends LeasedRow> {
 
   /** Claims, sends and settles one batch. */
   Result step(Instant now) throws SQLException {
+    return step(now, Long.MAX_VALUE);
+  }
+
+  /**
+   * Claims, sends and settles one batch; the send ends by {@code passDeadlineNanos} (a {@link
+   * System#nanoTime()} value, e.g. the end of {@code run-once}'s delivery pass) and in any case
+   * early enough that the settle's statements fit in the lease: a step never outlives its lease.
+   */
+  Result step(Instant now, long passDeadlineNanos) throws SQLException {
+    long started = System.nanoTime();
     List<R> claimed = rows.claim(now, batchSize, now.plus(lease));
     if (claimed.isEmpty()) {
       return Result.NOTHING;
     }
-    List<SendOutcome> outcomes = sender.send(claimed);
+    long leaseDeadline = started + LeaseBudget.sendWindow(lease).toNanos();
+    List<SendOutcome> outcomes = sender.send(claimed, earlier(leaseDeadline, passDeadlineNanos));
     List<LeasedRows.Delivered> delivered = new ArrayList<>();
     List<LeasedRows.Failure> failures = new ArrayList<>();
     List<LeasedRows.Released> released = new ArrayList<>();
@@ -82,7 +98,7 @@ final class LeasedDelivery<R extends LeasedRow> {
       R row = claimed.get(i);
       SendOutcome o = outcomes.get(i);
       switch (o.kind()) {
-        case DELIVERED -> delivered.add(new LeasedRows.Delivered(row.id(), o.note()));
+        case DELIVERED -> delivered.add(new LeasedRows.Delivered(row.id(), o.note(), o.at()));
         case FAILED ->
             failures.add(
                 new LeasedRows.Failure(
@@ -104,6 +120,11 @@ final class LeasedDelivery<R extends LeasedRow> {
         settled.gaveUp().size(),
         released.size(),
         settled.lost().size());
+  }
+
+  /** The earlier of two {@link System#nanoTime()} deadlines (overflow-safe). */
+  static long earlier(long a, long b) {
+    return a - b < 0 ? a : b;
   }
 
   private void logOutcome(R row, SendOutcome outcome, LeasedRows.Settled settled) {
@@ -128,7 +149,7 @@ final class LeasedDelivery<R extends LeasedRow> {
     } else if (settled.delivered().contains(id)) {
       LoggingEventBuilder b = line(log.atLevel(table.deliveredLevel()), row);
       if (outcome.note() != null) {
-        b.addKeyValue("note", outcome.note());
+        b = b.addKeyValue("note", outcome.note());
       }
       b.log(table.deliveredEvent());
     }

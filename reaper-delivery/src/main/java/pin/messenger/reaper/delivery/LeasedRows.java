@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The leased rows of one delivery table, for one lease owner: the claim, and the three state
@@ -58,9 +59,9 @@ final class LeasedRows<R extends LeasedRow> {
   static final String MARK_DELIVERED =
       """
       UPDATE %1$s t
-         SET %2$s = ?, last_error = u.note, attempts = t.attempts + ?,
-             locked_until = NULL, locked_by = NULL
-        FROM unnest(?::uuid[], ?::text[]) AS u(id, note)
+         SET %2$s = coalesce(u.at::timestamptz, ?), last_error = u.note,
+             attempts = t.attempts + ?, locked_until = NULL, locked_by = NULL
+        FROM unnest(?::uuid[], ?::text[], ?::text[]) AS u(id, note, at)
        WHERE t.id = u.id AND t.locked_by = ?
       RETURNING t.id
       """;
@@ -88,14 +89,14 @@ final class LeasedRows<R extends LeasedRow> {
       RETURNING t.id
       """;
 
-  /** A delivered row. */
-  record Delivered(UUID id, String note) {}
+  /** A delivered row; {@code at} is when the other side acknowledged it (null: the step's time). */
+  record Delivered(UUID id, @Nullable String note, @Nullable Instant at) {}
 
   /** A failed row and when it may be tried again. */
-  record Failure(UUID id, String error, Instant nextAttemptAt) {}
+  record Failure(UUID id, @Nullable String error, Instant nextAttemptAt) {}
 
   /** A row given back untouched. */
-  record Released(UUID id, String error) {}
+  record Released(UUID id, @Nullable String error) {}
 
   /**
    * What the settle changed. {@code failed} includes {@code gaveUp}; {@code lost} are the rows
@@ -196,7 +197,11 @@ final class LeasedRows<R extends LeasedRow> {
       ps.setInt(2, table.deliveryCountsAsAttempt() ? 1 : 0);
       ps.setArray(3, c.createArrayOf("uuid", ids.toArray()));
       ps.setArray(4, c.createArrayOf("text", rows.stream().map(Delivered::note).toArray()));
-      ps.setString(5, owner);
+      ps.setArray(
+          5,
+          c.createArrayOf(
+              "text", rows.stream().map(d -> d.at() == null ? null : d.at().toString()).toArray()));
+      ps.setString(6, owner);
       try (ResultSet rs = ps.executeQuery()) {
         return changed(rs, ids, SendOutcome.Kind.DELIVERED, lost, null);
       }
@@ -255,7 +260,7 @@ final class LeasedRows<R extends LeasedRow> {
       List<UUID> asked,
       SendOutcome.Kind attempted,
       Map<UUID, SendOutcome.Kind> lost,
-      Set<UUID> gaveUp)
+      @Nullable Set<UUID> gaveUp)
       throws SQLException {
     Set<UUID> expected = new HashSet<>(asked);
     Set<UUID> changed = new LinkedHashSet<>();

@@ -3,12 +3,19 @@ package pin.messenger.reaper.delivery;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -53,8 +60,10 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
           CLAIMED_COLUMNS,
           false,
           OutboxRelay::read,
-          (row, line) ->
-              line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key()),
+          (row, line) -> {
+            var unused =
+                line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key());
+          },
           Level.DEBUG,
           "outbox row published",
           "outbox row refused by the broker",
@@ -85,7 +94,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       int claimed, int published, int refused, int quarantined, int unavailable, int leaseLost) {}
 
   /** Pending work, for gauges and {@code status}. */
-  public record Stats(long pending, Instant oldestPending, long quarantined) {}
+  public record Stats(long pending, @Nullable Instant oldestPending, long quarantined) {}
 
   private final DataSource dataSource;
   private final RelayOptions options;
@@ -98,10 +107,29 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       Supplier<Producer<String, byte[]>> producers,
       RelayOptions options,
       DeliveryObserver observer) {
+    this(dataSource, producers, options, observer, Clock.systemUTC());
+  }
+
+  /**
+   * A relay whose producers come from {@code producers} (build them with {@link
+   * #producerProperties}); {@code clock} stamps {@code published_at} when the broker acknowledges.
+   */
+  public OutboxRelay(
+      DataSource dataSource,
+      Supplier<Producer<String, byte[]>> producers,
+      RelayOptions options,
+      DeliveryObserver observer,
+      Clock clock) {
     this.dataSource = dataSource;
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
-    this.kafka = new KafkaSend(producers, options.source(), options.sendTimeout());
+    this.kafka =
+        new KafkaSend(
+            producers,
+            options.source(),
+            options.sendTimeout(),
+            clock,
+            new Reachability("Kafka broker", clock, options.outageLogInterval(), this.observer));
     this.delivery =
         new LeasedDelivery<>(
             TABLE,
@@ -126,9 +154,42 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
         : DeliveryLoop.Outcome.IDLE;
   }
 
+  /**
+   * The producer settings the relay's bounds rely on, over {@code base} (servers, TLS, SASL, client
+   * id): {@code acks=all} and idempotence for at-least-once without reordering, and {@code
+   * max.block.ms} from {@link RelayOptions#maxBlock()} (always set: a larger one would let one
+   * {@code send()} outlast the step). Request and delivery timeouts derive from the send timeout
+   * unless {@code base} sets them (the step's deadline bounds them anyway).
+   */
+  public static Map<String, Object> producerProperties(
+      Map<String, Object> base, RelayOptions options) {
+    Map<String, Object> props = new HashMap<>(base);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) options.maxBlock().toMillis());
+    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
+    int timeout = (int) options.sendTimeout().toMillis();
+    props.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout);
+    props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeout / 2, 10_000));
+    props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+    props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "conference-room-reaper");
+    return props;
+  }
+
   /** Claims, sends and marks one batch. */
   public StepResult relayOnce(Instant now) throws SQLException {
-    LeasedDelivery.Result r = delivery.step(now);
+    return relayOnce(now, Long.MAX_VALUE);
+  }
+
+  /**
+   * Claims, sends and marks one batch, sending nothing after {@code deadlineNanos} (a {@link
+   * System#nanoTime()} value): for a bounded pass such as {@code run-once}'s.
+   */
+  public StepResult relayOnce(Instant now, long deadlineNanos) throws SQLException {
+    LeasedDelivery.Result r = delivery.step(now, deadlineNanos);
     if (r.claimed() > 0) {
       observer.relayed(r.delivered(), r.failed(), r.gaveUp(), r.unavailable());
     }
@@ -136,7 +197,16 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
         r.claimed(), r.delivered(), r.failed(), r.gaveUp(), r.unavailable(), r.leaseLost());
   }
 
-  /** Closes the producer, flushing what it holds. */
+  /**
+   * Ends a running step early (called from another thread, e.g. on SIGTERM): nothing more is sent,
+   * what was sent is awaited for a few seconds at most, the rest is released. Call {@link #close()}
+   * after the step ended.
+   */
+  public void stop() {
+    kafka.stop();
+  }
+
+  /** Closes the producer (bounded), flushing what it holds. */
   @Override
   public void close() {
     kafka.close();

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeoutException;
  * Idempotency-Key: {id}} for every request of a batch at once. 2xx is delivered; 404 and 409 mean
  * the recording is already stopped (delivered too); anything else is a failed call. Each call has
  * the connect and read timeouts, and the batch is awaited for at most connect-timeout +
- * read-timeout: a call still open then is cancelled and failed.
+ * read-timeout (or until the step's deadline, if sooner): a call still open then is cancelled and
+ * failed. HTTP/1.1 only, never an {@code Upgrade: h2c}.
  */
 final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
   private final RecorderOptions options;
@@ -28,13 +30,18 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
     this.http =
         HttpClient.newBuilder()
             .connectTimeout(options.connectTimeout())
+            // HTTP/1.1 only: the JDK client's default (HTTP/2) sends "Upgrade: h2c" with every
+            // plain-http POST, which some proxies and servers reject or mishandle.
+            .version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();
   }
 
   @Override
-  public List<SendOutcome> send(List<StopRequest> requests) {
-    long deadline = System.nanoTime() + options.callBound().toNanos();
+  public List<SendOutcome> send(List<StopRequest> requests, long stepDeadlineNanos) {
+    long deadline =
+        LeasedDelivery.earlier(
+            System.nanoTime() + options.callBound().toNanos(), stepDeadlineNanos);
     List<CompletableFuture<SendOutcome>> calls = new ArrayList<>(requests.size());
     for (StopRequest r : requests) {
       calls.add(call(r));
@@ -98,7 +105,9 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
   }
 
   URI stopUri(UUID recordingId) {
-    String base = options.baseUrl().toString();
+    // The dispatcher only runs with a base URL (reaper.recorder.base-url set); see
+    // DeliveryConfiguration.
+    String base = Objects.requireNonNull(options.baseUrl(), "reaper.recorder.base-url").toString();
     return URI.create(
         (base.endsWith("/") ? base : base + "/") + "recordings/" + recordingId + "/stop");
   }

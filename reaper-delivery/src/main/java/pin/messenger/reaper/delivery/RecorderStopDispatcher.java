@@ -27,10 +27,12 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
           "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at",
           true,
           RecorderStopDispatcher::read,
-          (r, line) ->
-              line.addKeyValue("requestId", r.id())
-                  .addKeyValue("recordingId", r.recordingId())
-                  .addKeyValue("conferenceId", r.conferenceId()),
+          (r, line) -> {
+            var unused =
+                line.addKeyValue("requestId", r.id())
+                    .addKeyValue("recordingId", r.recordingId())
+                    .addKeyValue("conferenceId", r.conferenceId());
+          },
           Level.INFO,
           "recorder stop delivered",
           "recorder stop failed; will retry",
@@ -83,7 +85,15 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
 
   /** Claims a batch, calls the recorder for each request concurrently, marks the outcomes. */
   public StepResult dispatchOnce(Instant now) throws SQLException {
-    LeasedDelivery.Result r = delivery.step(now);
+    return dispatchOnce(now, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #dispatchOnce(Instant)}, with no call open after {@code deadlineNanos} (a {@link
+   * System#nanoTime()} value): for a bounded pass such as {@code run-once}'s.
+   */
+  public StepResult dispatchOnce(Instant now, long deadlineNanos) throws SQLException {
+    LeasedDelivery.Result r = delivery.step(now, deadlineNanos);
     observer.recorderDispatched(r.delivered(), r.failed(), r.gaveUp());
     return new StepResult(r.claimed(), r.delivered(), r.failed(), r.gaveUp(), r.leaseLost());
   }

@@ -21,8 +21,10 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  * @param source CloudEvents {@code source} attribute
  * @param sendTimeout longest wait for the broker's acknowledgements of one step's batch, counted
  *     from the step's first send (at least {@value #MIN_SEND_TIMEOUT_SECONDS} s); the producer's
- *     own timeouts derive from it. The lease must exceed it plus the step's statements (see {@link
- *     #statementTimeout()})
+ *     own timeouts derive from it (see {@link #maxBlock()}). The lease must exceed it plus the
+ *     step's statements (see {@link #statementTimeout()})
+ * @param outageLogInterval while the broker stays unreachable, one "still unreachable" line per
+ *     this interval (the outage's start and end are logged once each)
  */
 public record RelayOptions(
     int batchSize,
@@ -34,14 +36,49 @@ public record RelayOptions(
     Duration retention,
     int retentionBatch,
     String source,
-    Duration sendTimeout) {
+    Duration sendTimeout,
+    Duration outageLogInterval) {
 
   public static final String DEFAULT_SOURCE = "/pin/messenger/conference-room-reaper";
 
   public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
 
+  public static final Duration DEFAULT_OUTAGE_LOG_INTERVAL = Duration.ofMinutes(5);
+
   /** The producer's timeouts are derived from the send timeout in whole seconds and halves. */
   static final long MIN_SEND_TIMEOUT_SECONDS = 1;
+
+  /**
+   * The longest {@code producer.send()} may block for the broker's metadata: a step stops sending
+   * after the first such failure, so this is what a step costs while the broker is down.
+   */
+  static final Duration MAX_BLOCK_CAP = Duration.ofSeconds(2);
+
+  /** Options without an outage log interval: {@link #DEFAULT_OUTAGE_LOG_INTERVAL}. */
+  public RelayOptions(
+      int batchSize,
+      Duration pollInterval,
+      Duration lease,
+      int maxAttempts,
+      Duration retryBase,
+      Duration retryCap,
+      Duration retention,
+      int retentionBatch,
+      String source,
+      Duration sendTimeout) {
+    this(
+        batchSize,
+        pollInterval,
+        lease,
+        maxAttempts,
+        retryBase,
+        retryCap,
+        retention,
+        retentionBatch,
+        source,
+        sendTimeout,
+        DEFAULT_OUTAGE_LOG_INTERVAL);
+  }
 
   public RelayOptions {
     List<String> errors = new ArrayList<>();
@@ -59,6 +96,7 @@ public record RelayOptions(
     positive(errors, "reaper.relay.retry-base", retryBase);
     positive(errors, "reaper.relay.retry-cap", retryCap);
     positive(errors, "reaper.relay.retention", retention);
+    positive(errors, "reaper.relay.outage-log-interval", outageLogInterval);
     if (retryBase != null && retryCap != null && retryCap.compareTo(retryBase) < 0) {
       errors.add(
           "reaper.relay.retry-cap must be at least reaper.relay.retry-base ("
@@ -103,6 +141,16 @@ public record RelayOptions(
         1000,
         DEFAULT_SOURCE,
         DEFAULT_SEND_TIMEOUT);
+  }
+
+  /**
+   * The producer's {@code max.block.ms}: a quarter of the send timeout, at most {@link
+   * #MAX_BLOCK_CAP}. {@code send()} blocks this long only when the broker's metadata is not
+   * available, and the step then stops sending.
+   */
+  public Duration maxBlock() {
+    Duration quarter = sendTimeout.dividedBy(4);
+    return quarter.compareTo(MAX_BLOCK_CAP) < 0 ? quarter : MAX_BLOCK_CAP;
   }
 
   /**

@@ -1,12 +1,17 @@
 package pin.messenger.reaper.delivery;
 
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the other side did with one leased row.
  *
  * @param kind delivered, failed (counts an attempt), or unavailable (counts nothing)
  * @param note what an operator reads in {@code last_error}; null clears it
+ * @param at when the other side acknowledged a delivered row (the row's {@code published_at}); null
+ *     for "the step's time"
  */
-record SendOutcome(Kind kind, String note) {
+record SendOutcome(Kind kind, @Nullable String note, @Nullable Instant at) {
 
   enum Kind {
     /** Accepted: the row is done. */
@@ -17,20 +22,27 @@ record SendOutcome(Kind kind, String note) {
     UNAVAILABLE
   }
 
-  static SendOutcome delivered(String note) {
-    return new SendOutcome(Kind.DELIVERED, note);
+  static SendOutcome delivered(@Nullable String note) {
+    return new SendOutcome(Kind.DELIVERED, note, null);
+  }
+
+  static SendOutcome deliveredAt(Instant at) {
+    return new SendOutcome(Kind.DELIVERED, null, at);
   }
 
   static SendOutcome failed(String error) {
-    return new SendOutcome(Kind.FAILED, error);
+    return new SendOutcome(Kind.FAILED, error, null);
   }
 
-  static SendOutcome unavailable(String error) {
-    return new SendOutcome(Kind.UNAVAILABLE, error);
+  static SendOutcome unavailable(@Nullable String error) {
+    return new SendOutcome(Kind.UNAVAILABLE, error, null);
   }
 
   /** A bounded, readable description of an exception for {@code last_error}. */
-  static String describe(Throwable e) {
+  static String describe(@Nullable Throwable e) {
+    if (e == null) {
+      return "unknown error";
+    }
     String m = e.getClass().getSimpleName() + ": " + e.getMessage();
     return m.length() > 1000 ? m.substring(0, 1000) : m;
   }

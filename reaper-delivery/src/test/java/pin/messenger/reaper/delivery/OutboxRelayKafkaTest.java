@@ -160,6 +160,58 @@ class OutboxRelayKafkaTest {
   }
 
   @Test
+  void
+      payload_times_equal_the_rows_at_microsecond_precision_and_published_at_is_the_acknowledgement()
+          throws Exception {
+    Instant withNanos = Instant.parse("2026-12-02T10:00:07.895666637Z");
+    Room room = rooms.insert(Rooms.emptyActive(withNanos.minusSeconds(120)));
+    rooms.join(room.id, room.startedBy, room.startedAt);
+    new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()),
+            ConferenceRoomReaperOptions.defaults(),
+            ReaperObserver.NONE,
+            List.of())
+        .runOnce(withNanos, Cancellation.NONE);
+    Instant expected = Instant.parse("2026-12-02T10:00:07.895666Z");
+
+    try (OutboxRelay relay = relay(broker.getBrokersAsString(), Map.of(), options);
+        KafkaConsumer<String, byte[]> consumer =
+            KafkaTestSupport.consumer(broker.getBrokersAsString(), TOPIC)) {
+      Instant before = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+      assertThat(relay.relayOnce(withNanos).published()).isEqualTo(1);
+      Instant after = Instant.now();
+      ConsumerRecord<String, byte[]> record =
+          KafkaTestSupport.readUntil(
+                  consumer, r -> r.key().equals(room.dealId.toString()), 1, Duration.ofSeconds(20))
+              .get(0);
+      String payload = new String(record.value(), StandardCharsets.UTF_8);
+      String ceTime =
+          new String(record.headers().lastHeader("ce_time").value(), StandardCharsets.UTF_8);
+      Map<String, Object> row = rooms.query("SELECT * FROM messenger.integration_outbox").get(0);
+      Object endedAt =
+          rooms
+              .query("SELECT ended_at FROM messenger.conference_sessions WHERE id = ?", room.id)
+              .get(0)
+              .get("ended_at");
+
+      assertThat((String) JsonPath.read(payload, "$.endedAt"))
+          .isEqualTo("2026-12-02T10:00:07.895666Z");
+      assertThat(ceTime).isEqualTo("2026-12-02T10:00:07.895666Z");
+      assertThat(endedAt).isEqualTo(expected);
+      assertThat(row.get("occurred_at")).isEqualTo(expected);
+      assertThat((Instant) row.get("published_at")).isBetween(before, after);
+    }
+  }
+
+  @Test
+  void ce_type_is_the_prefix_and_the_event_type_and_a_full_type_is_never_prefixed_twice() {
+    assertThat(KafkaSend.ceType(ConferenceEndedEvent.EVENT_TYPE))
+        .isEqualTo("pin.messenger.conference-ended.v1");
+    assertThat(KafkaSend.ceType("pin.messenger.conference-ended.v1"))
+        .isEqualTo("pin.messenger.conference-ended.v1");
+  }
+
+  @Test
   void broker_unreachable_leaves_rows_pending_uncounted_with_a_readable_error() throws Exception {
     UUID id = outboxRow(UUID.randomUUID().toString(), "{\"n\":1}");
     try (OutboxRelay relay = relay("127.0.0.1:1", Map.of(), options)) {

@@ -104,6 +104,8 @@ class RecorderStopDispatcherTest extends DatabaseTest {
               assertThat(call.path()).isEqualTo("/media/v1/recordings/" + ids[1] + "/stop");
               assertThat(call.idempotencyKey()).isEqualTo(ids[2].toString());
               assertThat(call.contentType()).isEqualTo("application/json");
+              // HTTP/1.1 only: no "Upgrade: h2c" (nor its HTTP2-Settings) with the POST.
+              assertThat(call.headers()).doesNotContainKeys("Upgrade", "Http2-settings");
               assertThat((String) JsonPath.read(call.body(), "$.conferenceId"))
                   .isEqualTo(ids[0].toString());
               assertThat((String) JsonPath.read(call.body(), "$.recordingId"))

@@ -86,7 +86,13 @@ final class JarRunner {
   record Split(int exit, String stdout, String stderr) {}
 
   static Split runSplit(Map<String, String> env, String... args) throws Exception {
-    ProcessBuilder pb = launcher(env, List.of("-Xmx256m"), args).redirectErrorStream(false);
+    return runSplit(env, List.of("-Xmx256m"), args);
+  }
+
+  /** {@link #runSplit(Map, String...)} with the JVM's flags. */
+  static Split runSplit(Map<String, String> env, List<String> jvmOptions, String... args)
+      throws Exception {
+    ProcessBuilder pb = launcher(env, jvmOptions, args).redirectErrorStream(false);
     Path out = Files.createTempFile("reaper-stdout", ".log");
     Path err = Files.createTempFile("reaper-stderr", ".log");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());

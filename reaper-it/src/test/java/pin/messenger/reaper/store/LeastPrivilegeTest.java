@@ -37,6 +37,7 @@ class LeastPrivilegeTest {
   static TestDatabase admin;
   static HikariDataSource owner;
   static HikariDataSource worker;
+  static HikariDataSource operator;
 
   @BeforeAll
   static void roles() throws Exception {
@@ -46,6 +47,7 @@ class LeastPrivilegeTest {
       st.execute(Files.readString(Path.of("ops/sql/least-privilege.sql")));
       st.execute("ALTER ROLE conference_reaper_owner PASSWORD 'owner-pw'");
       st.execute("ALTER ROLE conference_reaper PASSWORD 'worker-pw'");
+      st.execute("ALTER ROLE conference_reaper_operator PASSWORD 'operator-pw'");
     }
     owner = pool("conference_reaper_owner", "owner-pw");
     SchemaMigrations.migrate(owner);
@@ -54,6 +56,7 @@ class LeastPrivilegeTest {
       st.execute(Files.readString(Path.of("ops/sql/least-privilege-grants.sql")));
     }
     worker = pool("conference_reaper", "worker-pw");
+    operator = pool("conference_reaper_operator", "operator-pw");
   }
 
   static HikariDataSource pool(String user, String password) {
@@ -67,6 +70,7 @@ class LeastPrivilegeTest {
 
   @AfterAll
   static void close() {
+    operator.close();
     worker.close();
     owner.close();
     admin.close();
@@ -123,6 +127,55 @@ class LeastPrivilegeTest {
     assertThatThrownBy(() -> asWorker.exec("DELETE FROM messenger.realtime_outbox"))
         .hasMessageContaining("permission denied");
     assertThatThrownBy(() -> asWorker.exec("CREATE TABLE messenger.intruder (id int)"))
+        .hasMessageContaining("permission denied");
+  }
+
+  @Test
+  void the_operator_role_pauses_retries_requeues_and_audits_and_the_worker_obeys_but_cannot_pause()
+      throws Exception {
+    Instant asOf = Instant.parse("2026-12-03T10:00:00Z");
+    Rooms asOwner = new Rooms(owner);
+    Room provisioning = asOwner.insert(Rooms.provisioning(asOf.minusSeconds(600)));
+    Room poison = Rooms.emptyActive(asOf.minusSeconds(400));
+    poison.startedAt = null;
+    asOwner.insert(poison);
+    OperatorActions actions = new OperatorActions(operator);
+    OperatorActions.Request request =
+        new OperatorActions.Request("test", "alice", asOf, "least privilege", Map.of(), true);
+
+    assertThat(actions.pause(request, "provision-timeout", null).result())
+        .isEqualTo(OperatorActions.Result.APPLIED);
+    ConferenceRoomReaper reaper =
+        new ConferenceRoomReaper(
+            new PostgresReaperStore(worker),
+            ConferenceRoomReaperOptions.defaults(),
+            ReaperObserver.NONE,
+            List.of());
+    CycleResult paused = reaper.runOnce(asOf, Cancellation.NONE);
+    assertThat(paused.pausedPhases()).isEqualTo(1);
+    assertThat(asOwner.status(provisioning.id)).isEqualTo("Provisioning");
+    assertThat(actions.resume(request, null).result()).isEqualTo(OperatorActions.Result.APPLIED);
+    assertThat(actions.retry(request, poison.id).result())
+        .isEqualTo(OperatorActions.Result.APPLIED);
+    asOwner.exec("UPDATE messenger.integration_outbox SET quarantined_at = ?", Rooms.ts(asOf));
+    asOwner.exec("UPDATE messenger.recorder_stop_requests SET gave_up_at = ?", Rooms.ts(asOf));
+    actions.requeueQuarantined(request, null);
+    actions.requeueGivenUp(request, null);
+    assertThat(actions.recent(10)).hasSizeGreaterThanOrEqualTo(3);
+
+    Rooms asWorker = new Rooms(worker);
+    assertThatThrownBy(
+            () ->
+                asWorker.exec(
+                    "INSERT INTO messenger.conference_reaper_pauses VALUES ('all', 'x', 'y', now(), null)"))
+        .hasMessageContaining("permission denied");
+    assertThatThrownBy(() -> new OperatorActions(worker).recent(1))
+        .hasMessageContaining("permission denied");
+    Rooms asOperator = new Rooms(operator);
+    assertThatThrownBy(() -> asOperator.exec("DELETE FROM messenger.conference_reaper_audit"))
+        .hasMessageContaining("permission denied");
+    assertThatThrownBy(
+            () -> asOperator.exec("UPDATE messenger.conference_reaper_audit SET actor = 'mallory'"))
         .hasMessageContaining("permission denied");
   }
 }

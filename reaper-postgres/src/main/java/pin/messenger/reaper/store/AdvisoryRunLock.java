@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.LockLostException;
+import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
 
@@ -32,15 +33,17 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   static final String NAME = "messenger.conference_room_reaper";
 
   /**
-   * Takes the lock without waiting, with the TTL and a statement limit. Parameters: ttl, limit,
-   * name.
+   * Takes the lock without waiting, with the TTL and a statement limit, and reads the operators'
+   * pauses in the same round trip ({@link Pauses#AS_JSON}). Parameters: ttl, limit, name.
    */
   static final String TRY_LOCK =
       """
       SELECT set_config('idle_in_transaction_session_timeout', ?, true),
              set_config('statement_timeout', ?, true),
-             pg_try_advisory_xact_lock(hashtextextended(?, 0))
-      """;
+             pg_try_advisory_xact_lock(hashtextextended(?, 0)),
+             %s AS pauses
+      """
+          .formatted(Pauses.AS_JSON);
 
   /** Heartbeat: fails when the server has ended the session (and so freed the lock). */
   static final String VERIFY_HELD = "SELECT 1";
@@ -60,8 +63,11 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   /** The lock's open transaction, or null when another runner held the lock. */
   private final @Nullable Connection connection;
 
-  private AdvisoryRunLock(@Nullable Connection connection) {
+  private final PauseState pauses;
+
+  private AdvisoryRunLock(@Nullable Connection connection, PauseState pauses) {
     this.connection = connection;
+    this.pauses = pauses;
   }
 
   /** Tries the lock once; the handle says whether it was acquired. */
@@ -71,6 +77,7 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
       c = dataSource.getConnection();
       c.setAutoCommit(false);
       boolean acquired;
+      PauseState pauses;
       try (PreparedStatement ps = c.prepareStatement(TRY_LOCK)) {
         ps.setString(1, ttl.toMillis() + "ms");
         ps.setString(2, STATEMENT_TIMEOUT.toMillis() + "ms");
@@ -78,13 +85,14 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           acquired = rs.getBoolean(3);
+          pauses = Pauses.decode(rs.getString(4));
         }
       }
       if (!acquired) {
         Jdbc.endQuietly(c);
-        return new AdvisoryRunLock(null);
+        return new AdvisoryRunLock(null, pauses);
       }
-      return new AdvisoryRunLock(c);
+      return new AdvisoryRunLock(c, pauses);
     } catch (SQLException e) {
       Jdbc.endQuietly(c);
       throw new StoreException("could not try the run lock: " + Jdbc.describe(e), e);
@@ -94,6 +102,11 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   @Override
   public boolean acquired() {
     return connection != null;
+  }
+
+  @Override
+  public PauseState pauses() {
+    return pauses;
   }
 
   @Override

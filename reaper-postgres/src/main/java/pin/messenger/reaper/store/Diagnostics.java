@@ -23,6 +23,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.core.Phase;
 
 /**
@@ -148,6 +149,7 @@ public final class Diagnostics {
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> holders = rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
       out.put("runLock", holders.isEmpty() ? null : holders.get(0));
+      out.put("pauses", Pauses.read(c).activeAt(asOf));
       out.put("poisonCount", rows(c, POISON_COUNT).get(0).get("count"));
       out.put("poison", rows(c, POISON, 20));
       out.put("delivery", rows(c, DELIVERY).get(0));
@@ -162,6 +164,7 @@ public final class Diagnostics {
       UUID id, Instant asOf, ConferenceRoomReaperOptions options) throws Exception {
     Map<String, Object> row;
     Map<String, Object> matches;
+    PauseState pauses;
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> found = rows(c, SESSION, id);
       if (found.isEmpty()) {
@@ -174,10 +177,29 @@ public final class Diagnostics {
       }
       params.add(id);
       matches = rows(c, PHASE_MATCH_SQL, params.toArray()).get(0);
+      pauses = Pauses.read(c);
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("session", row);
-    out.put("phases", phaseVerdicts(row, matches, asOf, options));
+    Map<String, Object> verdicts = phaseVerdicts(row, matches, asOf, options);
+    // A phase an operator paused closes nothing until it is resumed (or its pause ends).
+    for (Phase phase : Phase.values()) {
+      pauses
+          .pausing(phase, asOf)
+          .ifPresent(
+              p ->
+                  verdicts.computeIfPresent(
+                      phase.label(),
+                      (k, v) ->
+                          v
+                              + "; PAUSED by "
+                              + p.actor()
+                              + (p.until() == null ? "" : " until " + p.until())
+                              + ": "
+                              + p.reason()));
+    }
+    out.put("phases", verdicts);
+    out.put("pauses", pauses.activeAt(asOf));
     out.put("rowLock", rowLock(id));
     try (Connection c = dataSource.getConnection()) {
       out.put(
@@ -326,7 +348,7 @@ public final class Diagnostics {
     }
   }
 
-  static List<Map<String, Object>> rows(Connection c, String sql, Object... params)
+  static List<Map<String, Object>> rows(Connection c, String sql, @Nullable Object... params)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < params.length; i++) {

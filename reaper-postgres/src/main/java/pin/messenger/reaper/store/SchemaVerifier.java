@@ -95,6 +95,9 @@ public final class SchemaVerifier {
             "locked_until",
             "locked_by",
             "gave_up_at"));
+    // Operators' pauses, read by every cycle (V3).
+    REQUIRED.put(
+        "conference_reaper_pauses", List.of("scope", "reason", "actor", "paused_at", "until"));
   }
 
   static final String COLUMNS =

@@ -19,7 +19,12 @@ import java.util.function.IntSupplier;
 public final class FakeMediaStack implements AutoCloseable {
   /** One call as the server received it. */
   public record Call(
-      String method, String path, String idempotencyKey, String contentType, String body) {}
+      String method,
+      String path,
+      String idempotencyKey,
+      String contentType,
+      String body,
+      java.util.Map<String, List<String>> headers) {}
 
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private volatile IntSupplier status = () -> 200;
@@ -48,7 +53,8 @@ public final class FakeMediaStack implements AutoCloseable {
                   exchange.getRequestURI().getPath(),
                   exchange.getRequestHeaders().getFirst("Idempotency-Key"),
                   exchange.getRequestHeaders().getFirst("Content-Type"),
-                  body));
+                  body,
+                  java.util.Map.copyOf(exchange.getRequestHeaders())));
           java.util.concurrent.CountDownLatch h = hang;
           if (h != null) {
             try {

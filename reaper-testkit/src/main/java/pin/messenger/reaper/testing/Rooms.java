@@ -79,7 +79,8 @@ public final class Rooms {
   public void truncateAll() {
     exec(
         "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
-            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests");
+            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests,"
+            + " messenger.conference_reaper_pauses, messenger.conference_reaper_audit");
   }
 
   public Room insert(Room r) {

@@ -1,0 +1,361 @@
+package pin.messenger.reaper.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import pin.messenger.reaper.core.PauseState;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * What {@code bin/reaper pause / resume / retry / requeue} change, each in one transaction that
+ * first locks and reads the rows it is about to change (the plan the command prints), then changes
+ * exactly those — guarded, its row count checked — and writes the audit row ({@code
+ * messenger.conference_reaper_audit}) before it commits. An action that matches more than one row
+ * changes nothing unless confirmed; one that matches nothing changes nothing.
+ */
+public final class OperatorActions {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** Every statement of an action is bounded; a row held by a cycle is not waited for long. */
+  static final String LIMITS =
+      "SELECT set_config('statement_timeout', '10s', true), set_config('lock_timeout', '5s', true)";
+
+  static final String PAUSE_OF =
+      """
+      SELECT scope, reason, actor, paused_at, until FROM messenger.conference_reaper_pauses
+       WHERE scope = ? FOR UPDATE
+      """;
+
+  static final String PAUSE =
+      """
+      INSERT INTO messenger.conference_reaper_pauses AS p (scope, reason, actor, paused_at, until)
+      VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (scope) DO UPDATE
+         SET reason = excluded.reason, actor = excluded.actor, paused_at = excluded.paused_at,
+             until = excluded.until
+      RETURNING scope
+      """;
+
+  /** The pauses {@code resume} lifts: one scope, or every stored pause (null). */
+  static final String PAUSES_TO_LIFT =
+      """
+      SELECT scope, reason, actor, paused_at, until, (until IS NOT NULL AND until <= ?) AS expired
+        FROM messenger.conference_reaper_pauses
+       WHERE ?::text IS NULL OR scope = ?
+       ORDER BY scope FOR UPDATE
+      """;
+
+  static final String LIFT =
+      "DELETE FROM messenger.conference_reaper_pauses WHERE scope = ANY(?) RETURNING scope";
+
+  /** Live rows in poison backoff: one ({@code id}) or all (null). Parameters: asOf, id, id. */
+  static final String BACKING_OFF =
+      """
+      SELECT id, status, reaper_attempts, reaper_last_error, reaper_last_error_at, reaper_next_attempt_at
+        FROM messenger.conference_sessions
+       WHERE status IN ('Provisioning', 'Active') AND reaper_next_attempt_at > ?
+         AND (?::uuid IS NULL OR id = ?)
+       ORDER BY reaper_next_attempt_at, id FOR UPDATE
+      """;
+
+  /**
+   * Ends the backoff: the next cycle claims the row again. The error history (attempts, last error
+   * and when) stays, so a retry that fails again backs off from where it was.
+   */
+  static final String RETRY =
+      """
+      UPDATE messenger.conference_sessions SET reaper_next_attempt_at = NULL
+       WHERE id = ANY(?) AND status IN ('Provisioning', 'Active') AND reaper_next_attempt_at IS NOT NULL
+      RETURNING id
+      """;
+
+  static final String SESSION_STATE =
+      "SELECT status, reaper_next_attempt_at FROM messenger.conference_sessions WHERE id = ?";
+
+  /** Quarantined, unpublished outbox rows quarantined at or after a moment (null: any). */
+  static final String QUARANTINED =
+      """
+      SELECT id, message_key, seq, attempts, last_error, quarantined_at
+        FROM messenger.integration_outbox
+       WHERE quarantined_at IS NOT NULL AND published_at IS NULL
+         AND quarantined_at >= coalesce(?::timestamptz, '-infinity')
+       ORDER BY seq FOR UPDATE
+      """;
+
+  /**
+   * Back to pending with their id (the CloudEvents {@code ce_id}) and payload unchanged: the relay
+   * takes them as new, from attempt 0. Their seq keeps them ahead of their key's later rows.
+   */
+  static final String REQUEUE_QUARANTINED =
+      """
+      UPDATE messenger.integration_outbox
+         SET quarantined_at = NULL, attempts = 0, next_attempt_at = NULL, locked_until = NULL, locked_by = NULL
+       WHERE id = ANY(?) AND quarantined_at IS NOT NULL AND published_at IS NULL
+      RETURNING id
+      """;
+
+  /** Given-up, undelivered recorder stop requests given up at or after a moment (null: any). */
+  static final String GIVEN_UP =
+      """
+      SELECT id, recording_id, conference_id, attempts, last_error, gave_up_at
+        FROM messenger.recorder_stop_requests
+       WHERE gave_up_at IS NOT NULL AND delivered_at IS NULL
+         AND gave_up_at >= coalesce(?::timestamptz, '-infinity')
+       ORDER BY created_at, id FOR UPDATE
+      """;
+
+  /** Back to pending with their id (the {@code Idempotency-Key}) unchanged, from attempt 0. */
+  static final String REQUEUE_GIVEN_UP =
+      """
+      UPDATE messenger.recorder_stop_requests
+         SET gave_up_at = NULL, attempts = 0, next_attempt_at = NULL, locked_until = NULL, locked_by = NULL
+       WHERE id = ANY(?) AND gave_up_at IS NOT NULL AND delivered_at IS NULL
+      RETURNING id
+      """;
+
+  static final String AUDIT =
+      """
+      INSERT INTO messenger.conference_reaper_audit (at, actor, action, arguments, reason, rows_changed, changed)
+      VALUES (?, ?, ?, ?::jsonb, ?, ?, ?::jsonb)
+      RETURNING id
+      """;
+
+  static final String RECENT =
+      """
+      SELECT id, at, actor, action, arguments::text AS arguments, reason, rows_changed
+        FROM messenger.conference_reaper_audit ORDER BY id DESC LIMIT ?
+      """;
+
+  /** Who acts, when, why and with what arguments (as the audit row records them). */
+  public record Request(
+      String action,
+      String actor,
+      Instant at,
+      @Nullable String reason,
+      Map<String, @Nullable Object> arguments,
+      boolean confirmed) {}
+
+  /** What happened to an action. */
+  public enum Result {
+    /** Changed: the rows, and the audit row. */
+    APPLIED,
+    /** More than one row and not confirmed: nothing changed. */
+    PLAN_ONLY,
+    /** Nothing matched: nothing changed. */
+    NOTHING
+  }
+
+  /**
+   * An action's outcome.
+   *
+   * @param rows what it changed (or would change), as it was before
+   * @param auditId the audit row, when applied
+   * @param message why nothing matched, or null
+   */
+  public record Outcome(
+      Result result,
+      List<Map<String, Object>> rows,
+      @Nullable Long auditId,
+      @Nullable String message) {}
+
+  private final DataSource dataSource;
+
+  public OperatorActions(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /**
+   * Pauses {@code scope} ({@link PauseState#ALL} or a phase) until {@code until} (null: resume).
+   */
+  public Outcome pause(Request request, String scope, @Nullable Instant until) throws SQLException {
+    return act(
+        request,
+        c -> {
+          List<Map<String, Object>> before = Diagnostics.rows(c, PAUSE_OF, scope);
+          Map<String, Object> row = new LinkedHashMap<>();
+          row.put("scope", scope);
+          row.put("until", until);
+          row.put("replaces", before.isEmpty() ? null : before.get(0));
+          return List.of(row);
+        },
+        (c, rows) -> {
+          try (PreparedStatement ps = c.prepareStatement(PAUSE)) {
+            ps.setString(1, scope);
+            ps.setString(2, request.reason());
+            ps.setString(3, request.actor());
+            ps.setObject(4, Jdbc.ts(request.at()));
+            ps.setObject(5, Jdbc.ts(until));
+            return count(ps);
+          }
+        },
+        "");
+  }
+
+  /** Lifts the pause of {@code scope}, or every pause when it is null. */
+  public Outcome resume(Request request, @Nullable String scope) throws SQLException {
+    return act(
+        request,
+        c -> Diagnostics.rows(c, PAUSES_TO_LIFT, Jdbc.ts(request.at()), scope, scope),
+        (c, rows) ->
+            update(
+                c,
+                LIFT,
+                Jdbc.textArray(c, rows.stream().map(r -> (String) r.get("scope")).toList())),
+        scope == null ? "nothing is paused" : "'" + scope + "' is not paused");
+  }
+
+  /**
+   * Ends the poison backoff of one conference ({@code id}) or of every live row in backoff (null).
+   */
+  public Outcome retry(Request request, @Nullable UUID id) throws SQLException {
+    return act(
+        request,
+        c -> Diagnostics.rows(c, BACKING_OFF, Jdbc.ts(request.at()), id, id),
+        (c, rows) -> update(c, RETRY, Jdbc.uuidArray(c, ids(rows))),
+        id == null ? "no conference is in poison backoff" : null);
+  }
+
+  /** Quarantined outbox rows back to pending (since {@code since}, or all when null). */
+  public Outcome requeueQuarantined(Request request, @Nullable Instant since) throws SQLException {
+    return act(
+        request,
+        c -> Diagnostics.rows(c, QUARANTINED, Jdbc.ts(since)),
+        (c, rows) -> update(c, REQUEUE_QUARANTINED, Jdbc.uuidArray(c, ids(rows))),
+        "no quarantined outbox row" + (since == null ? "" : " quarantined since " + since));
+  }
+
+  /** Given-up recorder stop requests back to pending (since {@code since}, or all when null). */
+  public Outcome requeueGivenUp(Request request, @Nullable Instant since) throws SQLException {
+    return act(
+        request,
+        c -> Diagnostics.rows(c, GIVEN_UP, Jdbc.ts(since)),
+        (c, rows) -> update(c, REQUEUE_GIVEN_UP, Jdbc.uuidArray(c, ids(rows))),
+        "no given-up recorder stop request" + (since == null ? "" : " given up since " + since));
+  }
+
+  /** The newest audit rows, newest first; {@code arguments} as a map. */
+  public List<Map<String, Object>> recent(int limit) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      List<Map<String, Object>> rows = Diagnostics.rows(c, RECENT, limit);
+      for (Map<String, Object> r : rows) {
+        r.put("arguments", JSON.readValue((String) r.get("arguments"), Map.class));
+      }
+      return rows;
+    }
+  }
+
+  /** Why {@code retry <id>} found nothing: no such conference, terminal, or not backing off. */
+  public String whyNotRetryable(UUID id, Instant asOf) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      List<Map<String, Object>> found = Diagnostics.rows(c, SESSION_STATE, id);
+      if (found.isEmpty()) {
+        return "no conference " + id;
+      }
+      Object status = found.get(0).get("status");
+      if (!"Provisioning".equals(status) && !"Active".equals(status)) {
+        return "conference " + id + " is " + status + ": the reaper is done with it";
+      }
+      Object next = found.get(0).get("reaper_next_attempt_at");
+      return "conference "
+          + id
+          + " is not in poison backoff"
+          + (next == null ? "" : " (its retry time " + next + " has passed)")
+          + ": the next cycle considers it anyway";
+    }
+  }
+
+  @FunctionalInterface
+  private interface Select {
+    List<Map<String, Object>> rows(Connection c) throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface Change {
+    int apply(Connection c, List<Map<String, Object>> rows) throws SQLException;
+  }
+
+  private Outcome act(Request request, Select select, Change change, @Nullable String nothing)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        try (Statement st = c.createStatement()) {
+          st.executeQuery(LIMITS).close();
+        }
+        List<Map<String, Object>> rows = select.rows(c);
+        if (rows.isEmpty()) {
+          c.rollback();
+          return new Outcome(Result.NOTHING, rows, null, nothing);
+        }
+        if (rows.size() > 1 && !request.confirmed()) {
+          c.rollback();
+          return new Outcome(Result.PLAN_ONLY, rows, null, null);
+        }
+        int changed = change.apply(c, rows);
+        if (changed != rows.size()) {
+          // The rows are locked since the select: a different count is a bug, never a race.
+          throw new IllegalStateException(
+              request.action() + " changed " + changed + " rows, expected " + rows.size());
+        }
+        long auditId = audit(c, request, rows);
+        c.commit();
+        return new Outcome(Result.APPLIED, rows, auditId, null);
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  private static long audit(Connection c, Request request, List<Map<String, Object>> rows)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(AUDIT)) {
+      ps.setObject(1, Jdbc.ts(request.at()));
+      ps.setString(2, request.actor());
+      ps.setString(3, request.action());
+      ps.setString(4, JSON.writeValueAsString(request.arguments()));
+      ps.setString(5, request.reason());
+      ps.setInt(6, rows.size());
+      ps.setString(7, JSON.writeValueAsString(rows));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private static int update(Connection c, String sql, Object array) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setObject(1, array);
+      return count(ps);
+    }
+  }
+
+  private static int count(PreparedStatement ps) throws SQLException {
+    int n = 0;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static List<UUID> ids(List<Map<String, Object>> rows) {
+    List<UUID> out = new ArrayList<>(rows.size());
+    for (Map<String, Object> r : rows) {
+      out.add((UUID) r.get("id"));
+    }
+    return out;
+  }
+}
