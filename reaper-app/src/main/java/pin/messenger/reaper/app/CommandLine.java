@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -23,7 +24,7 @@ final class CommandLine {
   }
 
   /** Removes {@code --name value} / {@code --name=value} and returns the value, or null. */
-  String value(String name) {
+  @Nullable String value(String name) {
     String option = "--" + name;
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -43,7 +44,7 @@ final class CommandLine {
   }
 
   /** Removes and returns the first argument that is not an option, or null. */
-  String positional() {
+  @Nullable String positional() {
     for (int i = 0; i < args.size(); i++) {
       if (!args.get(i).startsWith("--")) {
         return args.remove(i);

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.Backlog;
@@ -40,10 +41,10 @@ final class DatabaseGauges implements AutoCloseable {
   /** One reading of {@link Diagnostics#DELIVERY}. */
   record TableState(
       long outboxPending,
-      Instant outboxOldest,
+      @Nullable Instant outboxOldest,
       long outboxQuarantined,
       long recorderPending,
-      Instant recorderOldest,
+      @Nullable Instant recorderOldest,
       long recorderGaveUp,
       long poison) {}
 
@@ -51,15 +52,15 @@ final class DatabaseGauges implements AutoCloseable {
   record Snapshot(Backlog backlog, TableState tables, Instant readAt) {}
 
   /** The outcome of the last attempt: up or the reason it failed. */
-  record Probe(boolean up, Instant at, String error) {}
+  record Probe(boolean up, Instant at, @Nullable String error) {}
 
   private final ReaperStore store;
   private final DataSource dataSource;
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
-  private volatile Snapshot last;
-  private volatile Probe probe;
-  private ScheduledExecutorService executor;
+  private volatile @Nullable Snapshot last;
+  private volatile @Nullable Probe probe;
+  private @Nullable ScheduledExecutorService executor;
 
   DatabaseGauges(
       ReaperStore store, DataSource dataSource, ConferenceRoomReaperOptions options, Clock clock) {
@@ -82,7 +83,10 @@ final class DatabaseGauges implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    executor.scheduleWithFixedDelay(this::refresh, 0, REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    // refresh() never throws, so the future has nothing to tell; close() stops the executor.
+    var unused =
+        executor.scheduleWithFixedDelay(
+            this::refresh, 0, REFRESH.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** One reading; never throws (the refresh thread must survive anything). */
@@ -112,12 +116,12 @@ final class DatabaseGauges implements AutoCloseable {
   }
 
   /** The last successful reading, or null before the first. */
-  Snapshot last() {
+  @Nullable Snapshot last() {
     return last;
   }
 
   /** The last attempt's outcome, or null before the first. */
-  Probe probe() {
+  @Nullable Probe probe() {
     return probe;
   }
 
@@ -145,7 +149,7 @@ final class DatabaseGauges implements AutoCloseable {
     }
   }
 
-  private static Instant instant(ResultSet rs, String column) throws SQLException {
+  private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }

@@ -40,7 +40,7 @@ final class DatabaseHealthIndicator implements HealthIndicator {
       return down.withDetail("lastReadAt", probe.at().toString()).build();
     }
     return down.withDetail("downSince", probe.at().toString())
-        .withDetail("error", probe.error())
+        .withDetail("error", String.valueOf(probe.error()))
         .build();
   }
 }

@@ -4,8 +4,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import pin.messenger.reaper.core.BatchOutcome;
 import pin.messenger.reaper.core.Phase;
@@ -26,18 +28,18 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   /** Published rows are swept at most this often. */
   static final Duration SWEEP_EVERY = Duration.ofHours(1);
 
-  private final OutboxRelay relay;
-  private final RecorderStopDispatcher recorder;
-  private final DeliveryLoop relayLoop;
-  private final DeliveryLoop recorderLoop;
+  private final @Nullable OutboxRelay relay;
+  private final @Nullable RecorderStopDispatcher recorder;
+  private final @Nullable DeliveryLoop relayLoop;
+  private final @Nullable DeliveryLoop recorderLoop;
   private final Clock clock;
   private final int relayBatchSize;
-  private final Runnable topicCheck;
+  private final @Nullable Runnable topicCheck;
   private Instant lastSweep = Instant.MIN;
 
   Delivery(
-      OutboxRelay relay,
-      RecorderStopDispatcher recorder,
+      @Nullable OutboxRelay relay,
+      @Nullable RecorderStopDispatcher recorder,
       RelayOptions relayOptions,
       RecorderOptions recorderOptions,
       Clock clock) {
@@ -46,12 +48,12 @@ public final class Delivery implements ReaperObserver, DisposableBean {
 
   /** {@code topicCheck}: run once at {@link #start()} when the relay is on; null for none. */
   Delivery(
-      OutboxRelay relay,
-      RecorderStopDispatcher recorder,
+      @Nullable OutboxRelay relay,
+      @Nullable RecorderStopDispatcher recorder,
       RelayOptions relayOptions,
       RecorderOptions recorderOptions,
       Clock clock,
-      Runnable topicCheck) {
+      @Nullable Runnable topicCheck) {
     // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.relay = relay;
     this.recorder = recorder;
@@ -78,15 +80,16 @@ public final class Delivery implements ReaperObserver, DisposableBean {
                 new Backoff(recorderOptions.retryBase(), recorderOptions.retryCap()));
   }
 
-  public OutboxRelay relay() {
+  public @Nullable OutboxRelay relay() {
     return relay;
   }
 
-  public RecorderStopDispatcher recorder() {
+  public @Nullable RecorderStopDispatcher recorder() {
     return recorder;
   }
 
   private DeliveryLoop.Outcome relayStep(Instant now) throws SQLException {
+    OutboxRelay relay = Objects.requireNonNull(this.relay, "relayStep runs only with the relay on");
     if (Duration.between(lastSweep, now).compareTo(SWEEP_EVERY) >= 0) {
       lastSweep = now;
       relay.sweep(now, 100);
@@ -135,6 +138,8 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   }
 
   private int drainRelay(long deadline) throws SQLException {
+    OutboxRelay relay =
+        Objects.requireNonNull(this.relay, "drainRelay runs only with the relay on");
     int published = 0;
     OutboxRelay.StepResult r;
     do {
@@ -147,6 +152,8 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   }
 
   private int drainRecorder(long deadline) {
+    RecorderStopDispatcher recorder =
+        Objects.requireNonNull(this.recorder, "drainRecorder runs only with the dispatcher on");
     int delivered = 0;
     try {
       RecorderStopDispatcher.StepResult r;
@@ -167,7 +174,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
     }
 
     @Override
-    public synchronized SQLException getCause() {
+    public synchronized @Nullable SQLException getCause() {
       return (SQLException) super.getCause();
     }
   }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.PauseState;
@@ -333,8 +334,8 @@ final class OperatorCommand {
     return "unknown";
   }
 
-  private static Map<String, Object> arguments(Object... pairs) {
-    Map<String, Object> m = new LinkedHashMap<>();
+  private static Map<String, @Nullable Object> arguments(@Nullable Object... pairs) {
+    Map<String, @Nullable Object> m = new LinkedHashMap<>();
     for (int i = 0; i < pairs.length; i += 2) {
       if (pairs[i + 1] != null) {
         m.put((String) pairs[i], pairs[i + 1] instanceof Instant t ? t.toString() : pairs[i + 1]);

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
@@ -45,7 +46,7 @@ public final class ReaperCli {
      * Runs {@code command} and returns its exit code, or {@code null} when it is not one of this
      * launcher's.
      */
-    default Integer command(String command, List<String> args) {
+    default @Nullable Integer command(String command, List<String> args) {
       return null;
     }
 
@@ -53,7 +54,8 @@ public final class ReaperCli {
      * An initializer that provides a database when none is configured, or {@code null} to fail
      * closed.
      */
-    default ApplicationContextInitializer<ConfigurableApplicationContext> developmentDatabase() {
+    default @Nullable ApplicationContextInitializer<ConfigurableApplicationContext>
+        developmentDatabase() {
       return null;
     }
 
@@ -315,8 +317,8 @@ public final class ReaperCli {
   /** What {@code migrate} prints: the schema version reached, or why it failed. */
   record MigrateDocument(
       boolean migrated,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String schemaVersion,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String schemaVersion,
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String error) {}
 
   /** A command that needs something the configuration does not give (the database). */
   static final class NotConfiguredException extends RuntimeException {

@@ -10,11 +10,11 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.BatchOutcome;
 import pin.messenger.reaper.core.ClockReading;
@@ -32,7 +32,6 @@ import pin.messenger.reaper.delivery.DeliveryObserver;
  * scrape path: a scrape never waits on the database.
  */
 public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
-  private static final Logger log = LoggerFactory.getLogger(ReaperMeters.class);
 
   public static final String RUN = "messenger.conf.reaper.run";
   public static final String CYCLE_DURATION = "messenger.conf.reaper.cycle.duration";
@@ -110,9 +109,9 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
   private final Map<Phase, Counter> lateForSlo = new EnumMap<>(Phase.class);
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
-  private volatile Instant lastCycleCompleted;
-  private volatile Instant lastCycleStarted;
-  private volatile ClockReading lastClockReading;
+  private volatile @Nullable Instant lastCycleCompleted;
+  private volatile @Nullable Instant lastCycleStarted;
+  private volatile @Nullable ClockReading lastClockReading;
   private final Map<String, Counter> leaseLost = new java.util.HashMap<>();
   private volatile double brokerUp = Double.NaN;
 
@@ -353,7 +352,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
       MeterRegistry registry,
       String name,
       String help,
-      String unit,
+      @Nullable String unit,
       boolean applies,
       Supplier<DatabaseGauges.TableState> state,
       java.util.function.ToDoubleFunction<DatabaseGauges.TableState> value) {
@@ -371,7 +370,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     b.register(registry);
   }
 
-  private static double age(Clock clock, Instant since) {
+  private static double age(Clock clock, @Nullable Instant since) {
     return since == null
         ? 0
         : Math.max(0, Duration.between(since, clock.instant()).toMillis() / 1000.0);
@@ -400,12 +399,12 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     lastCycleCompleted = result.asOf().plusMillis(result.durationMs());
   }
 
-  public Instant lastCycleCompleted() {
+  public @Nullable Instant lastCycleCompleted() {
     return lastCycleCompleted;
   }
 
   /** When the loop last started a cycle (null: none yet), for liveness. */
-  public Instant lastCycleStarted() {
+  public @Nullable Instant lastCycleStarted() {
     return lastCycleStarted;
   }
 
@@ -421,7 +420,7 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
 
   @Override
   public void batchCommitted(Phase phase, BatchOutcome outcome) {
-    items.get(phase).increment(outcome.closed());
+    Objects.requireNonNull(items.get(phase)).increment(outcome.closed());
     skipLocked.increment(outcome.skippedLocked());
   }
 
@@ -444,10 +443,10 @@ public final class ReaperMeters implements ReaperObserver, DeliveryObserver {
     if (late.isNegative()) {
       late = Duration.ZERO;
     }
-    lateness.get(phase).record(late);
-    (late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo)
-        .get(phase)
-        .increment();
+    Objects.requireNonNull(lateness.get(phase)).record(late);
+    Map<Phase, Counter> verdict =
+        late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo;
+    Objects.requireNonNull(verdict.get(phase)).increment();
   }
 
   /**

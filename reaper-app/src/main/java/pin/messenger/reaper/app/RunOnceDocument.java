@@ -2,6 +2,7 @@ package pin.messenger.reaper.app;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.CycleResult;
 
 /**
@@ -24,8 +25,8 @@ record RunOnceDocument(
     int failed,
     int raceLost,
     long durationMs,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Integer published,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Integer recorderStopsDelivered) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer published,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer recorderStopsDelivered) {
 
   /** The cycle alone, before (or without) a delivery pass. */
   static RunOnceDocument of(CycleResult r) {

@@ -101,7 +101,10 @@ final class StatusCommand {
     return output.code();
   }
 
-  @SuppressWarnings("unchecked")
+  // The documents are Diagnostics' untyped maps: every key read here is one Diagnostics always
+  // writes (its tests and the black-box tests read them), so a missing one is a bug that should
+  // fail loudly here rather than be papered over; NullAway cannot see into the maps.
+  @SuppressWarnings({"unchecked", "NullAway"})
   static String humanStatus(Map<String, Object> s) {
     StringBuilder b = new StringBuilder();
     b.append("conference-room-reaper status at ").append(s.get("asOf")).append("\n\n");
@@ -192,7 +195,7 @@ final class StatusCommand {
     return b.append('\n').toString();
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "NullAway"}) // Diagnostics' untyped map, see humanStatus
   static String humanExplain(Map<String, Object> e) {
     StringBuilder b = new StringBuilder();
     Map<String, Object> s = (Map<String, Object>) e.get("session");
@@ -263,7 +266,7 @@ final class StatusCommand {
     }
   }
 
-  private static Object dash(Object o) {
+  private static Object dash(@org.jspecify.annotations.Nullable Object o) {
     return o == null ? "-" : o;
   }
 }

@@ -9,6 +9,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import java.time.Instant;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperObserver;
@@ -101,7 +102,12 @@ public final class ReaperTracing implements ReaperObserver {
     item(conferenceId, phase, "failed", null, error);
   }
 
-  private void item(UUID conferenceId, Phase phase, String outcome, UUID tenantId, String error) {
+  private void item(
+      UUID conferenceId,
+      Phase phase,
+      String outcome,
+      @Nullable UUID tenantId,
+      @Nullable String error) {
     Span parent = cycle.get();
     var builder =
         tracer

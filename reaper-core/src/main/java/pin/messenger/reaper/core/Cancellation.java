@@ -1,6 +1,7 @@
 package pin.messenger.reaper.core;
 
 import java.util.concurrent.CancellationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stop request, checked by the cycle at named checkpoints: before every storage call and between
@@ -43,11 +44,11 @@ public interface Cancellation {
    * @param phase the phase running, or null at {@link Checkpoint#BEFORE_CLOCK_READ} and {@link
    *     Checkpoint#BEFORE_RUN_LOCK}
    */
-  default boolean isCancelledAt(Checkpoint at, Phase phase) {
+  default boolean isCancelledAt(Checkpoint at, @Nullable Phase phase) {
     return isCancelled();
   }
 
-  default void throwIfCancelled(Checkpoint at, Phase phase) {
+  default void throwIfCancelled(Checkpoint at, @Nullable Phase phase) {
     if (isCancelledAt(at, phase)) {
       throw new CancellationException("conference-room-reaper is stopping (at " + at + ")");
     }
@@ -57,7 +58,7 @@ public interface Cancellation {
    * A stop at exactly one named checkpoint — of one phase, or of any phase when {@code phase} is
    * null — and nowhere else: how tests pick their moment by name rather than by counting calls.
    */
-  static Cancellation at(Checkpoint checkpoint, Phase phase) {
+  static Cancellation at(Checkpoint checkpoint, @Nullable Phase phase) {
     return new Cancellation() {
       @Override
       public boolean isCancelled() {
@@ -65,7 +66,7 @@ public interface Cancellation {
       }
 
       @Override
-      public boolean isCancelledAt(Checkpoint at, Phase current) {
+      public boolean isCancelledAt(Checkpoint at, @Nullable Phase current) {
         return at == checkpoint && (phase == null || phase == current);
       }
     };

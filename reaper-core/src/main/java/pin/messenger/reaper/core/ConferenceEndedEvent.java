@@ -3,6 +3,7 @@ package pin.messenger.reaper.core;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The domain event of an Active → Ended close, and the payload of the integration event {@code
@@ -25,7 +26,7 @@ public record ConferenceEndedEvent(
     int peakParticipantCount,
     List<UUID> participants,
     boolean wasRecorded,
-    UUID recordingId) {
+    @Nullable UUID recordingId) {
 
   /** Kafka topic of the integration event. */
   public static final String TOPIC = "pin.messenger.conference-ended.v1";

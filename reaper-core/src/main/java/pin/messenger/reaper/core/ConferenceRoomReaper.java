@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -93,7 +94,7 @@ public final class ConferenceRoomReaper {
     return run(asOf, Cancellation.NONE, true);
   }
 
-  private CycleResult run(Instant givenAsOf, Cancellation cancellation, boolean dryRun) {
+  private CycleResult run(@Nullable Instant givenAsOf, Cancellation cancellation, boolean dryRun) {
     String jobRunId = UUID.randomUUID().toString();
     long start = System.nanoTime();
     // jobRunId (the correlation id) is on every log line of the cycle, the store's included, via
@@ -164,7 +165,7 @@ public final class ConferenceRoomReaper {
   }
 
   /** A cycle's moment and the clock reading behind its skew (null when not measured). */
-  private record Moment(Instant asOf, ClockReading reading) {}
+  private record Moment(Instant asOf, @Nullable ClockReading reading) {}
 
   /**
    * The database's clock against the worker's, once per cycle, before anything else touches the
@@ -263,7 +264,6 @@ public final class ConferenceRoomReaper {
           .log("batch selected");
 
       List<Transition> closes = new ArrayList<>(claimed.size());
-      List<Transition> skipped = new ArrayList<>();
       for (ConferenceSession s : claimed) {
         Decision d = ReaperDecision.decide(phase, s, asOf, options);
         if (d instanceof Decision.Close close) {

@@ -3,6 +3,7 @@ package pin.messenger.reaper.core;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A claimed conference as the reaper read it under its row lock, with what the event needs from the
@@ -25,14 +26,14 @@ public record ConferenceSession(
     String status,
     UUID startedByUserId,
     Instant createdAt,
-    Instant startedAt,
+    @Nullable Instant startedAt,
     Instant lastActivityAt,
     int activeParticipantCount,
     int peakParticipantCount,
     List<UUID> participants,
-    UUID latestRecordingId,
+    @Nullable UUID latestRecordingId,
     List<UUID> activeRecordingIds,
-    Instant reaperNextAttemptAt) {
+    @Nullable Instant reaperNextAttemptAt) {
 
   public ConferenceSession {
     participants = participants == null ? List.of() : List.copyOf(participants);

@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pauses an operator set ({@code bin/reaper pause}), as a cycle read them: every runner obeys
@@ -31,7 +32,12 @@ public record PauseState(List<Pause> pauses) {
    * @param scope {@link #ALL} or a phase's {@link Phase#label()}
    * @param until when it ends by itself, or null: until {@code bin/reaper resume}
    */
-  public record Pause(String scope, String reason, String actor, Instant pausedAt, Instant until) {
+  public record Pause(
+      String scope,
+      String reason,
+      String actor,
+      @Nullable Instant pausedAt,
+      @Nullable Instant until) {
     /** True when it still pauses at {@code asOf}. */
     public boolean activeAt(Instant asOf) {
       return until == null || until.isAfter(asOf);

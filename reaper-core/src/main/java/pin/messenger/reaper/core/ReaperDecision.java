@@ -2,7 +2,9 @@ package pin.messenger.reaper.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pure decision: what happens to one claimed conference in one phase at {@code asOf}. No I/O;
@@ -58,7 +60,7 @@ public final class ReaperDecision {
     return phase.publishesConferenceEnded() ? end(phase, s, asOf) : fail(phase, s, asOf);
   }
 
-  private static String missingField(Phase phase, ConferenceSession s) {
+  private static @Nullable String missingField(Phase phase, ConferenceSession s) {
     if (s.chatId() == null) {
       return "chat_id";
     }
@@ -75,10 +77,12 @@ public final class ReaperDecision {
   }
 
   private static Decision end(Phase phase, ConferenceSession s, Instant asOf) {
-    if (s.startedAt().isAfter(asOf)) {
-      return new Decision.Poison("started_at " + s.startedAt() + " is after asOf " + asOf);
+    // missingField has made a row without started_at poison before an Active row gets here.
+    Instant startedAt = Objects.requireNonNull(s.startedAt(), "started_at");
+    if (startedAt.isAfter(asOf)) {
+      return new Decision.Poison("started_at " + startedAt + " is after asOf " + asOf);
     }
-    long duration = Duration.between(s.startedAt(), asOf).getSeconds();
+    long duration = Duration.between(startedAt, asOf).toSeconds();
     UUID recordingId = s.latestRecordingId();
     ConferenceEndedEvent event =
         new ConferenceEndedEvent(
@@ -90,7 +94,7 @@ public final class ReaperDecision {
             phase.to(),
             phase.endReason(),
             s.startedByUserId(),
-            s.startedAt(),
+            startedAt,
             asOf,
             duration,
             s.peakParticipantCount(),

@@ -6,6 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,12 +23,12 @@ public final class ReaperLoop implements AutoCloseable {
   private final Consumer<CycleResult> onCycle;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final Cancellation cancellation = stopping::get;
-  private ScheduledExecutorService executor;
+  private @Nullable ScheduledExecutorService executor;
 
   /**
    * @param reaper the cycle; it takes each cycle's moment from its own clock ({@code reaper.clock})
    */
-  public ReaperLoop(ConferenceRoomReaper reaper, Consumer<CycleResult> onCycle) {
+  public ReaperLoop(ConferenceRoomReaper reaper, @Nullable Consumer<CycleResult> onCycle) {
     this.reaper = reaper;
     this.onCycle = onCycle == null ? r -> {} : onCycle;
   }
@@ -50,7 +51,8 @@ public final class ReaperLoop implements AutoCloseable {
               return t;
             });
     long period = options.pollingInterval().toMillis();
-    executor.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
+    // The future is not needed: tick() never throws, and close() stops the executor.
+    var unused = executor.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
     log.atInfo()
         .addKeyValue("pollingInterval", options.pollingInterval())
         .log("reaper loop started");

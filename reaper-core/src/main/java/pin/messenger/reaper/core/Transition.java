@@ -3,6 +3,7 @@ package pin.messenger.reaper.core;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the reaper writes for one conference it closes: the status change (guarded by {@code from}),
@@ -22,8 +23,8 @@ public record Transition(
     ConferenceStatus to,
     EndReason endReason,
     Instant endedAt,
-    Long durationSeconds,
-    ConferenceEndedEvent event,
+    @Nullable Long durationSeconds,
+    @Nullable ConferenceEndedEvent event,
     String realtimeKind,
     List<UUID> recordingsToStop) {
 

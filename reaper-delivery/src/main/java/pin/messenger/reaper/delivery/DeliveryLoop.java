@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ public final class DeliveryLoop implements AutoCloseable {
   private final Condition wake = lock.newCondition();
   private boolean woken;
   private volatile boolean stopping;
-  private Thread thread;
+  private @Nullable Thread thread;
   private int consecutiveFailures;
 
   public DeliveryLoop(String name, Step step, Clock clock, Duration pollInterval, Backoff backoff) {

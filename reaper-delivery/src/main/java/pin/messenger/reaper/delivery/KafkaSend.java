@@ -21,6 +21,7 @@ import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +73,7 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
   private final Reachability broker;
   private volatile long stopDeadline;
   private volatile boolean stopping;
-  private Producer<String, byte[]> producer;
+  private @Nullable Producer<String, byte[]> producer;
   private int unavailableSteps;
 
   KafkaSend(
@@ -151,16 +152,23 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
 
   private CompletableFuture<Instant> sendOne(OutboxRow row) {
     CompletableFuture<Instant> ack = new CompletableFuture<>();
+    Producer<String, byte[]> p = producer;
+    if (p == null) {
+      ack.completeExceptionally(new IllegalStateException("the relay's producer is closed"));
+      return ack;
+    }
     try {
-      producer.send(
-          record(row),
-          (metadata, error) -> {
-            if (error != null) {
-              ack.completeExceptionally(error);
-            } else {
-              ack.complete(clock.instant().truncatedTo(ChronoUnit.MICROS));
-            }
-          });
+      // The callback completes ack; the returned future carries the same outcome.
+      var unused =
+          p.send(
+              record(row),
+              (metadata, error) -> {
+                if (error != null) {
+                  ack.completeExceptionally(error);
+                } else {
+                  ack.complete(clock.instant().truncatedTo(ChronoUnit.MICROS));
+                }
+              });
     } catch (RuntimeException e) {
       // Thrown rather than reported through the callback (e.g. a closed producer): same handling.
       ack.completeExceptionally(e);
@@ -198,7 +206,7 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
     }
   }
 
-  private void afterStep(boolean reached, String unavailableError) {
+  private void afterStep(boolean reached, @Nullable String unavailableError) {
     if (unavailableError == null) {
       unavailableSteps = 0;
       if (reached) {

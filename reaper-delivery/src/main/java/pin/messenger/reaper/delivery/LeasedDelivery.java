@@ -149,7 +149,7 @@ final class LeasedDelivery<R extends LeasedRow> {
     } else if (settled.delivered().contains(id)) {
       LoggingEventBuilder b = line(log.atLevel(table.deliveredLevel()), row);
       if (outcome.note() != null) {
-        b.addKeyValue("note", outcome.note());
+        b = b.addKeyValue("note", outcome.note());
       }
       b.log(table.deliveredEvent());
     }

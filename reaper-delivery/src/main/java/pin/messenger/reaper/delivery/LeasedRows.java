@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The leased rows of one delivery table, for one lease owner: the claim, and the three state
@@ -89,13 +90,13 @@ final class LeasedRows<R extends LeasedRow> {
       """;
 
   /** A delivered row; {@code at} is when the other side acknowledged it (null: the step's time). */
-  record Delivered(UUID id, String note, Instant at) {}
+  record Delivered(UUID id, @Nullable String note, @Nullable Instant at) {}
 
   /** A failed row and when it may be tried again. */
-  record Failure(UUID id, String error, Instant nextAttemptAt) {}
+  record Failure(UUID id, @Nullable String error, Instant nextAttemptAt) {}
 
   /** A row given back untouched. */
-  record Released(UUID id, String error) {}
+  record Released(UUID id, @Nullable String error) {}
 
   /**
    * What the settle changed. {@code failed} includes {@code gaveUp}; {@code lost} are the rows
@@ -259,7 +260,7 @@ final class LeasedRows<R extends LeasedRow> {
       List<UUID> asked,
       SendOutcome.Kind attempted,
       Map<UUID, SendOutcome.Kind> lost,
-      Set<UUID> gaveUp)
+      @Nullable Set<UUID> gaveUp)
       throws SQLException {
     Set<UUID> expected = new HashSet<>(asked);
     Set<UUID> changed = new LinkedHashSet<>();

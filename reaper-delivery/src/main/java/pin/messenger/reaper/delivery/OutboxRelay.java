@@ -15,6 +15,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -59,8 +60,10 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
           CLAIMED_COLUMNS,
           false,
           OutboxRelay::read,
-          (row, line) ->
-              line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key()),
+          (row, line) -> {
+            var unused =
+                line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key());
+          },
           Level.DEBUG,
           "outbox row published",
           "outbox row refused by the broker",
@@ -91,7 +94,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       int claimed, int published, int refused, int quarantined, int unavailable, int leaseLost) {}
 
   /** Pending work, for gauges and {@code status}. */
-  public record Stats(long pending, Instant oldestPending, long quarantined) {}
+  public record Stats(long pending, @Nullable Instant oldestPending, long quarantined) {}
 
   private final DataSource dataSource;
   private final RelayOptions options;

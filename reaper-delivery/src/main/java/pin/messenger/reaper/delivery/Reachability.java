@@ -3,6 +3,7 @@ package pin.messenger.reaper.delivery;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +20,9 @@ final class Reachability {
   private final Clock clock;
   private final Duration stillDownEvery;
   private final DeliveryObserver observer;
-  private Boolean up;
-  private Instant downSince;
-  private Instant lastLine;
+  private @Nullable Boolean up;
+  private @Nullable Instant downSince;
+  private @Nullable Instant lastLine;
   private int failedSteps;
 
   Reachability(String target, Clock clock, Duration stillDownEvery, DeliveryObserver observer) {

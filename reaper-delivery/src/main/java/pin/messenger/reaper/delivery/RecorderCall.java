@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -104,7 +105,9 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
   }
 
   URI stopUri(UUID recordingId) {
-    String base = options.baseUrl().toString();
+    // The dispatcher only runs with a base URL (reaper.recorder.base-url set); see
+    // DeliveryConfiguration.
+    String base = Objects.requireNonNull(options.baseUrl(), "reaper.recorder.base-url").toString();
     return URI.create(
         (base.endsWith("/") ? base : base + "/") + "recordings/" + recordingId + "/stop");
   }

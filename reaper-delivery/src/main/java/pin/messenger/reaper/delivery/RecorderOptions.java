@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.InvalidOptionsException;
 
 /**
@@ -23,7 +24,7 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  * @param retryCap longest wait between two calls for one request
  */
 public record RecorderOptions(
-    URI baseUrl,
+    @Nullable URI baseUrl,
     Duration connectTimeout,
     Duration readTimeout,
     int batchSize,
@@ -80,7 +81,7 @@ public record RecorderOptions(
     }
   }
 
-  public static RecorderOptions defaults(URI baseUrl) {
+  public static RecorderOptions defaults(@Nullable URI baseUrl) {
     return new RecorderOptions(
         baseUrl,
         Duration.ofSeconds(2),

@@ -27,10 +27,12 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
           "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at",
           true,
           RecorderStopDispatcher::read,
-          (r, line) ->
-              line.addKeyValue("requestId", r.id())
-                  .addKeyValue("recordingId", r.recordingId())
-                  .addKeyValue("conferenceId", r.conferenceId()),
+          (r, line) -> {
+            var unused =
+                line.addKeyValue("requestId", r.id())
+                    .addKeyValue("recordingId", r.recordingId())
+                    .addKeyValue("conferenceId", r.conferenceId());
+          },
           Level.INFO,
           "recorder stop delivered",
           "recorder stop failed; will retry",

@@ -1,6 +1,7 @@
 package pin.messenger.reaper.delivery;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the other side did with one leased row.
@@ -10,7 +11,7 @@ import java.time.Instant;
  * @param at when the other side acknowledged a delivered row (the row's {@code published_at}); null
  *     for "the step's time"
  */
-record SendOutcome(Kind kind, String note, Instant at) {
+record SendOutcome(Kind kind, @Nullable String note, @Nullable Instant at) {
 
   enum Kind {
     /** Accepted: the row is done. */
@@ -21,7 +22,7 @@ record SendOutcome(Kind kind, String note, Instant at) {
     UNAVAILABLE
   }
 
-  static SendOutcome delivered(String note) {
+  static SendOutcome delivered(@Nullable String note) {
     return new SendOutcome(Kind.DELIVERED, note, null);
   }
 
@@ -33,12 +34,15 @@ record SendOutcome(Kind kind, String note, Instant at) {
     return new SendOutcome(Kind.FAILED, error, null);
   }
 
-  static SendOutcome unavailable(String error) {
+  static SendOutcome unavailable(@Nullable String error) {
     return new SendOutcome(Kind.UNAVAILABLE, error, null);
   }
 
   /** A bounded, readable description of an exception for {@code last_error}. */
-  static String describe(Throwable e) {
+  static String describe(@Nullable Throwable e) {
+    if (e == null) {
+      return "unknown error";
+    }
     String m = e.getClass().getSimpleName() + ": " + e.getMessage();
     return m.length() > 1000 ? m.substring(0, 1000) : m;
   }

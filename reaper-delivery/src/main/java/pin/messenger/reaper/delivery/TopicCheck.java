@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,6 +100,9 @@ public final class TopicCheck {
               .get(left(deadline), TimeUnit.NANOSECONDS)
               .get(resource);
       List<String> below = new ArrayList<>();
+      if (d == null) {
+        return new Findings(true, 0, List.of("topic does not exist"));
+      }
       int replicas = d.partitions().isEmpty() ? 0 : d.partitions().get(0).replicas().size();
       if (replicas < MIN_REPLICATION_FACTOR) {
         below.add("replication factor " + replicas + " < " + MIN_REPLICATION_FACTOR);
@@ -159,12 +163,12 @@ public final class TopicCheck {
     return Math.max(0, deadline - System.nanoTime());
   }
 
-  private static String value(Config config, String name, String orElse) {
+  private static String value(@Nullable Config config, String name, String orElse) {
     ConfigEntry e = config == null ? null : config.get(name);
     return e == null || e.value() == null ? orElse : e.value();
   }
 
-  private static int intValue(Config config, String name, int orElse) {
+  private static int intValue(@Nullable Config config, String name, int orElse) {
     return Integer.parseInt(value(config, name, Integer.toString(orElse)));
   }
 }

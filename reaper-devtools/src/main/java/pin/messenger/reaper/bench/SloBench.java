@@ -46,7 +46,7 @@ final class SloBench {
         new MessengerSimulator(dataSource, Clock.systemUTC(), o.emptyRoomGrace(), 42);
     ScheduledExecutorService messenger = Executors.newSingleThreadScheduledExecutor();
     try (ReaperLoop loop = new ReaperLoop(BenchReport.reaper(dataSource, o), null)) {
-      messenger.scheduleAtFixedRate(simulator::step, 0, 200, TimeUnit.MILLISECONDS);
+      var unused = messenger.scheduleAtFixedRate(simulator::step, 0, 200, TimeUnit.MILLISECONDS);
       loop.start();
       Thread.sleep(runFor.toMillis());
     } finally {

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,11 +44,11 @@ public final class MessengerSimulator {
     final UUID dealId = UUID.randomUUID();
     final UUID tenantId = UUID.randomUUID();
     final List<UUID> users = new ArrayList<>();
-    Fate fate;
-    Instant admitAt;
-    Instant fateAt;
-    Instant rejoinAt;
-    Instant lastHeartbeat;
+    @Nullable Fate fate;
+    @Nullable Instant admitAt;
+    @Nullable Instant fateAt;
+    @Nullable Instant rejoinAt;
+    @Nullable Instant lastHeartbeat;
     boolean active;
     boolean emptied;
   }
@@ -187,7 +188,7 @@ public final class MessengerSimulator {
       }
       return false;
     }
-    switch (r.fate) {
+    switch (java.util.Objects.requireNonNull(r.fate, "an admitted room has its fate")) {
       case END_NORMALLY -> {
         exec(
             c,

@@ -110,7 +110,7 @@ final class DemoCommand {
               + options.describe()
               + ")"
               + (duration == null ? "; Ctrl-C ends it" : "; runs for " + duration));
-      messenger.scheduleAtFixedRate(simulator::step, 0, 200, TimeUnit.MILLISECONDS);
+      var unused = messenger.scheduleAtFixedRate(simulator::step, 0, 200, TimeUnit.MILLISECONDS);
       if (duration == null) {
         stop.await();
       } else {

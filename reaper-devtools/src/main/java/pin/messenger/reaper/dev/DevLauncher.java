@@ -2,6 +2,7 @@ package pin.messenger.reaper.dev;
 
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.app.ReaperCli;
@@ -35,7 +36,7 @@ public final class DevLauncher implements ReaperCli.Extension {
   }
 
   @Override
-  public Integer command(String command, List<String> args) {
+  public @Nullable Integer command(String command, List<String> args) {
     return switch (command) {
       case "demo" -> DemoCommand.run(args);
       case "train-archive" -> orFailed(command, () -> TrainArchive.run(args));

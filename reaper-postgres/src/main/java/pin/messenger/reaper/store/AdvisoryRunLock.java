@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.LockLostException;
@@ -60,11 +61,11 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
   /** The lock's open transaction, or null when another runner held the lock. */
-  private final Connection connection;
+  private final @Nullable Connection connection;
 
   private final PauseState pauses;
 
-  private AdvisoryRunLock(Connection connection, PauseState pauses) {
+  private AdvisoryRunLock(@Nullable Connection connection, PauseState pauses) {
     this.connection = connection;
     this.pauses = pauses;
   }

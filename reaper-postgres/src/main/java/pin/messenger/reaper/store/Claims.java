@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.ConferenceSession;
 import pin.messenger.reaper.core.Phase;
@@ -92,11 +94,11 @@ final class Claims {
   }
 
   static String claimSql(Phase phase) {
-    return CLAIM_SQL.get(phase);
+    return Objects.requireNonNull(CLAIM_SQL.get(phase));
   }
 
   static String countSkippedLockedSql(Phase phase) {
-    return COUNT_SQL.get(phase);
+    return Objects.requireNonNull(COUNT_SQL.get(phase));
   }
 
   List<ConferenceSession> claim(Phase phase, Instant cutoff, Instant asOf, int limit) {
@@ -149,7 +151,7 @@ final class Claims {
     }
   }
 
-  private static int bindBound(PreparedStatement ps, int i, ClaimPosition bound)
+  private static int bindBound(PreparedStatement ps, int i, @Nullable ClaimPosition bound)
       throws SQLException {
     ps.setObject(i++, bound == null ? null : Jdbc.ts(bound.orderKey()));
     ps.setObject(i++, bound == null ? null : Jdbc.ts(bound.orderKey()));
@@ -168,9 +170,9 @@ final class Claims {
         rs.getString("media_type"),
         rs.getString("status"),
         Jdbc.uuid(rs, "started_by_user_id"),
-        Jdbc.instant(rs, "created_at"),
+        Objects.requireNonNull(Jdbc.instant(rs, "created_at")),
         Jdbc.instant(rs, "started_at"),
-        Jdbc.instant(rs, "last_activity_at"),
+        Objects.requireNonNull(Jdbc.instant(rs, "last_activity_at")),
         rs.getInt("active_participant_count"),
         rs.getInt("peak_participant_count"),
         Jdbc.uuids(rs, "participants"),

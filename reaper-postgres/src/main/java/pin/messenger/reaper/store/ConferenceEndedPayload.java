@@ -3,6 +3,7 @@ package pin.messenger.reaper.store;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ConferenceEndedEvent;
 import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.json.JsonMapper;
@@ -46,7 +47,7 @@ public final class ConferenceEndedPayload {
       int peakParticipantCount,
       List<Participant> participants,
       boolean wasRecorded,
-      UUID recordingId) {
+      @Nullable UUID recordingId) {
 
     static Wire of(ConferenceEndedEvent e) {
       return new Wire(

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.PauseState;
@@ -158,8 +160,8 @@ public final class Diagnostics {
   /**
    * Everything {@code explain} shows about one conference; null when there is no such conference.
    */
-  public Map<String, Object> explain(UUID id, Instant asOf, ConferenceRoomReaperOptions options)
-      throws Exception {
+  public @Nullable Map<String, Object> explain(
+      UUID id, Instant asOf, ConferenceRoomReaperOptions options) throws Exception {
     Map<String, Object> row;
     Map<String, Object> matches;
     PauseState pauses;
@@ -220,7 +222,7 @@ public final class Diagnostics {
       ConferenceRoomReaperOptions o) {
     String status = (String) row.get("status");
     Instant backoff = (Instant) row.get("reaper_next_attempt_at");
-    int count = ((Number) row.get("active_participant_count")).intValue();
+    int count = ((Number) Objects.requireNonNull(row.get("active_participant_count"))).intValue();
     Map<String, Object> out = new LinkedHashMap<>();
     for (Phase phase : Phase.values()) {
       String verdict;
@@ -229,7 +231,8 @@ public final class Diagnostics {
       } else if (phase.requiresEmptyRoom() && count > 0) {
         verdict = "not while active_participant_count = " + count;
       } else {
-        Instant reference = (Instant) row.get(phase.referenceTime().column());
+        Instant reference =
+            (Instant) Objects.requireNonNull(row.get(phase.referenceTime().column()));
         Instant dueAt = reference.plus(phase.window(o));
         verdict = verdict(Boolean.TRUE.equals(matches.get(dueColumn(phase))), dueAt, asOf, backoff);
       }
@@ -242,7 +245,8 @@ public final class Diagnostics {
     return phase.name().toLowerCase(Locale.ROOT) + "_due";
   }
 
-  private static String verdict(boolean due, Instant dueAt, Instant asOf, Instant backoff) {
+  private static String verdict(
+      boolean due, Instant dueAt, Instant asOf, @Nullable Instant backoff) {
     String base =
         due
             ? "DUE since "
@@ -344,7 +348,7 @@ public final class Diagnostics {
     }
   }
 
-  static List<Map<String, Object>> rows(Connection c, String sql, Object... params)
+  static List<Map<String, Object>> rows(Connection c, String sql, @Nullable Object... params)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < params.length; i++) {

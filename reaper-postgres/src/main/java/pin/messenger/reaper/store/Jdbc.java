@@ -10,6 +10,7 @@ import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * JDBC helpers shared by the store's classes: parameter and column conversions, error
@@ -22,7 +23,7 @@ final class Jdbc {
   /**
    * Rolls back and returns a connection, ignoring failures of a connection that is already dead.
    */
-  static void endQuietly(Connection c) {
+  static void endQuietly(@Nullable Connection c) {
     if (c == null) {
       return;
     }
@@ -85,11 +86,11 @@ final class Jdbc {
         && message.contains("prepared statement");
   }
 
-  static OffsetDateTime ts(Instant i) {
+  static @Nullable OffsetDateTime ts(@Nullable Instant i) {
     return i == null ? null : OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
   }
 
-  static Instant instant(ResultSet rs, String column) throws SQLException {
+  static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.PauseState;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -142,8 +143,8 @@ public final class OperatorActions {
       String action,
       String actor,
       Instant at,
-      String reason,
-      Map<String, Object> arguments,
+      @Nullable String reason,
+      Map<String, @Nullable Object> arguments,
       boolean confirmed) {}
 
   /** What happened to an action. */
@@ -164,7 +165,10 @@ public final class OperatorActions {
    * @param message why nothing matched, or null
    */
   public record Outcome(
-      Result result, List<Map<String, Object>> rows, Long auditId, String message) {}
+      Result result,
+      List<Map<String, Object>> rows,
+      @Nullable Long auditId,
+      @Nullable String message) {}
 
   private final DataSource dataSource;
 
@@ -175,7 +179,7 @@ public final class OperatorActions {
   /**
    * Pauses {@code scope} ({@link PauseState#ALL} or a phase) until {@code until} (null: resume).
    */
-  public Outcome pause(Request request, String scope, Instant until) throws SQLException {
+  public Outcome pause(Request request, String scope, @Nullable Instant until) throws SQLException {
     return act(
         request,
         c -> {
@@ -200,7 +204,7 @@ public final class OperatorActions {
   }
 
   /** Lifts the pause of {@code scope}, or every pause when it is null. */
-  public Outcome resume(Request request, String scope) throws SQLException {
+  public Outcome resume(Request request, @Nullable String scope) throws SQLException {
     return act(
         request,
         c -> Diagnostics.rows(c, PAUSES_TO_LIFT, Jdbc.ts(request.at()), scope, scope),
@@ -215,7 +219,7 @@ public final class OperatorActions {
   /**
    * Ends the poison backoff of one conference ({@code id}) or of every live row in backoff (null).
    */
-  public Outcome retry(Request request, UUID id) throws SQLException {
+  public Outcome retry(Request request, @Nullable UUID id) throws SQLException {
     return act(
         request,
         c -> Diagnostics.rows(c, BACKING_OFF, Jdbc.ts(request.at()), id, id),
@@ -224,7 +228,7 @@ public final class OperatorActions {
   }
 
   /** Quarantined outbox rows back to pending (since {@code since}, or all when null). */
-  public Outcome requeueQuarantined(Request request, Instant since) throws SQLException {
+  public Outcome requeueQuarantined(Request request, @Nullable Instant since) throws SQLException {
     return act(
         request,
         c -> Diagnostics.rows(c, QUARANTINED, Jdbc.ts(since)),
@@ -233,7 +237,7 @@ public final class OperatorActions {
   }
 
   /** Given-up recorder stop requests back to pending (since {@code since}, or all when null). */
-  public Outcome requeueGivenUp(Request request, Instant since) throws SQLException {
+  public Outcome requeueGivenUp(Request request, @Nullable Instant since) throws SQLException {
     return act(
         request,
         c -> Diagnostics.rows(c, GIVEN_UP, Jdbc.ts(since)),
@@ -282,7 +286,7 @@ public final class OperatorActions {
     int apply(Connection c, List<Map<String, Object>> rows) throws SQLException;
   }
 
-  private Outcome act(Request request, Select select, Change change, String nothing)
+  private Outcome act(Request request, Select select, Change change, @Nullable String nothing)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);

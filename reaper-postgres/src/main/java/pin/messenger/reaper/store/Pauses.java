@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.PauseState;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -62,7 +63,7 @@ public final class Pauses {
     return new PauseState(out);
   }
 
-  private static Instant millis(JsonNode n) {
+  private static @Nullable Instant millis(@Nullable JsonNode n) {
     return n == null || n.isNull() ? null : Instant.ofEpochMilli(n.asLong());
   }
 }

@@ -2,6 +2,7 @@ package pin.messenger.reaper.store;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import pin.messenger.reaper.core.Phase;
 
 /**
@@ -43,7 +44,7 @@ final class PhaseRule {
   }
 
   static PhaseRule of(Phase phase) {
-    return RULES.get(phase);
+    return Objects.requireNonNull(RULES.get(phase));
   }
 
   Phase phase() {

@@ -12,6 +12,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ClockReading;
@@ -127,7 +128,7 @@ public final class PostgresReaperStore implements ReaperStore {
       Instant databaseTime;
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        databaseTime = Jdbc.instant(rs, "database_time");
+        databaseTime = Objects.requireNonNull(Jdbc.instant(rs, "database_time"));
       }
       Duration roundTrip = Duration.ofNanos(System.nanoTime() - start);
       return new ClockReading(databaseTime, sent.plus(roundTrip.dividedBy(2)), roundTrip);
