@@ -115,8 +115,8 @@ public final class ReaperDecision {
       Phase phase,
       ConferenceSession s,
       Instant asOf,
-      Long duration,
-      ConferenceEndedEvent event,
+      @Nullable Long duration,
+      @Nullable ConferenceEndedEvent event,
       String realtime) {
     return new Decision.Close(
         new Transition(
