@@ -140,9 +140,9 @@ class BrokerOutageBlackBoxIT {
             "run",
             "--server.port=0",
             "--reaper.polling-interval=1s",
-            "--reaper.relay.outage-log-interval=10s",
+            "--reaper.relay.outage-log-interval=5s",
             // The backoff reaches this cap during the outage, so recovery is seen within seconds.
-            "--reaper.relay.retry-cap=4s");
+            "--reaper.relay.retry-cap=2s");
     try {
       awaitLine(output, "delivery loop started", Duration.ofSeconds(60));
       network.cut();
@@ -150,7 +150,7 @@ class BrokerOutageBlackBoxIT {
       for (int i = 0; i < 5; i++) {
         rooms.insert(Rooms.emptyActive(now.minusSeconds(300)));
       }
-      Thread.sleep(30_000); // the outage, while the worker reaps and its relay retries
+      Thread.sleep(15_000); // the outage, while the worker reaps and its relay retries
       network.restore();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
       while (rooms.count(
@@ -171,7 +171,7 @@ class BrokerOutageBlackBoxIT {
     List<String> kafkaClient =
         lines.stream().filter(l -> l.contains("\"log.logger\":\"org.apache.kafka")).toList();
     List<String> outage = lines.stream().filter(l -> l.contains("Kafka broker")).toList();
-    System.out.println("measured: 30 s outage under run: relay outage lines " + outage.size());
+    System.out.println("measured: 15 s outage under run: relay outage lines " + outage.size());
     outage.forEach(System.out::println);
     assertThat(kafkaClient).as("Kafka client lines").isEmpty();
     assertThat(outage).as("relay outage lines").hasSizeBetween(2, 6);
