@@ -328,6 +328,9 @@ class DependencyOutagesIT {
                       && h.rooms.count(
                               "SELECT count(*) FROM messenger.recorder_stop_requests WHERE delivered_at IS NULL")
                           == 0);
+          // Probing ends before the workers are stopped: a refused probe of a stopped worker is no
+          // finding.
+          prober.close();
           h.stopWorkers();
 
           List<Probe> scrapes = prober.of("prometheus");
