@@ -111,14 +111,14 @@ public class DeliveryConfiguration {
     return new Delivery(relay, recorder, relayOptions, recorderOptions, clock, topicCheck);
   }
 
+  /** The delivery meters; they join the observers {@link #delivery} fans out to. */
   @Bean
-  ReaperMeters reaperMeters(
+  DeliveryMeters deliveryMeters(
       io.micrometer.core.instrument.MeterRegistry registry,
       DatabaseGauges database,
-      pin.messenger.reaper.core.ConferenceRoomReaperOptions options,
       Delivery delivery,
       Clock clock) {
-    return new ReaperMeters(registry, database, options, delivery, clock);
+    return new DeliveryMeters(registry, database, delivery, clock);
   }
 
   /**

@@ -1,5 +1,6 @@
 package pin.messenger.reaper.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.List;
 import javax.sql.DataSource;
@@ -99,6 +100,22 @@ public class ReaperConfiguration {
       ConferenceRoomReaperOptions options,
       Clock clock) {
     return new DatabaseGauges(store, dataSource, options, clock);
+  }
+
+  /** The cycles' meters, and the last cycle's start for liveness. */
+  @Bean
+  ReaperMeters reaperMeters(
+      MeterRegistry registry,
+      DatabaseGauges database,
+      ConferenceRoomReaperOptions options,
+      Clock clock) {
+    return new ReaperMeters(registry, database, options, clock);
+  }
+
+  /** The SLO meters: close lateness on the database's clock, SLO verdicts, clock skew. */
+  @Bean
+  SloMeters sloMeters(MeterRegistry registry, ConferenceRoomReaperOptions options, Clock clock) {
+    return new SloMeters(registry, options, clock);
   }
 
   /** Readiness (and health): the database, from memory (health group "readiness"). */

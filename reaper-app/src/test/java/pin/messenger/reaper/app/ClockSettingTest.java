@@ -73,13 +73,12 @@ class ClockSettingTest {
       assertThat(ctx.getBean(Clock.class)).isSameAs(ahead);
       assertThat(ctx.getBean(ConferenceRoomReaperOptions.class).clock()).isEqualTo(bound);
       MeterRegistry registry = ctx.getBean(MeterRegistry.class);
-      assertThat(registry.get(ReaperMeters.CLOCK_SKEW).gauge().value()).isNaN();
+      assertThat(registry.get(SloMeters.CLOCK_SKEW).gauge().value()).isNaN();
 
       ctx.getBean(ConferenceRoomReaper.class).runOnce(Cancellation.NONE);
 
       assertThat(rooms.status(room.id)).isEqualTo(closedEarly ? "Ended" : "Active");
-      assertThat(registry.get(ReaperMeters.CLOCK_SKEW).gauge().value())
-          .isCloseTo(-120.0, within(1.0));
+      assertThat(registry.get(SloMeters.CLOCK_SKEW).gauge().value()).isCloseTo(-120.0, within(1.0));
     }
   }
 
@@ -115,14 +114,14 @@ class ClockSettingTest {
       MeterRegistry registry = ctx.getBean(MeterRegistry.class);
       double lateness =
           registry
-              .get(ReaperMeters.CLOSE_LATENESS)
+              .get(SloMeters.CLOSE_LATENESS)
               .tag("phase", "empty-room")
               .timer()
               .max(java.util.concurrent.TimeUnit.SECONDS);
       assertThat(lateness).isCloseTo(125.0, within(2.0));
       assertThat(
               registry
-                  .get(ReaperMeters.SLO_CLOSES)
+                  .get(SloMeters.SLO_CLOSES)
                   .tags("phase", "empty-room", "result", "late")
                   .counter()
                   .count())

@@ -3,13 +3,11 @@ package pin.messenger.reaper.core;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -37,7 +35,7 @@ public final class ConferenceRoomReaper {
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
   private final ReaperObserver observer;
-  private final List<ConferenceEndedListener> listeners;
+  private final PhaseRunner phases;
 
   /**
    * @param clock the worker's clock: the cycles' moment under {@link ClockSource#SYSTEM}, and the
@@ -53,7 +51,7 @@ public final class ConferenceRoomReaper {
     this.options = options;
     this.clock = clock;
     this.observer = observer == null ? ReaperObserver.NONE : observer;
-    this.listeners = List.copyOf(listeners);
+    this.phases = new PhaseRunner(store, options, this.observer, List.copyOf(listeners));
   }
 
   /** For callers that give every cycle its moment ({@link #runOnce(Instant, Cancellation)}). */
@@ -124,7 +122,7 @@ public final class ConferenceRoomReaper {
         observer.pausesRead(jobRunId, paused);
         if (acquired) {
           skipPaused(pauses, asOf);
-          runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes, paused);
+          phases.runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes, paused);
         } else {
           log.atInfo().log("cycle skipped: run lock held by another runner");
         }
@@ -193,164 +191,6 @@ public final class ConferenceRoomReaper {
     }
   }
 
-  private void runPhases(
-      ReaperStore.RunLock lock,
-      Instant asOf,
-      String jobRunId,
-      Cancellation cancellation,
-      boolean dryRun,
-      long start,
-      Map<Phase, BatchOutcome> outcomes,
-      Set<Phase> paused) {
-    long deadline = start + options.maxRunDuration().toNanos();
-    for (Phase phase : Phase.values()) {
-      if (paused.contains(phase)) {
-        continue;
-      }
-      BatchOutcome total = BatchOutcome.EMPTY;
-      // Where this phase's previous full batch ended (drain mode); null before the first batch.
-      ClaimPosition[] after = {null};
-      while (true) {
-        cancellation.throwIfCancelled(Checkpoint.BEFORE_BATCH, phase);
-        if (System.nanoTime() - deadline > 0) {
-          log.atWarn()
-              .addKeyValue("phase", phase.label())
-              .addKeyValue("maxRunDuration", options.maxRunDuration())
-              .log("cycle deadline reached, remaining work left for the next cycle");
-          outcomes.merge(phase, total, BatchOutcome::plus);
-          return;
-        }
-        lock.verifyHeld();
-        BatchOutcome batch = runBatch(lock, phase, asOf, jobRunId, cancellation, dryRun, after);
-        total = total.plus(batch);
-        boolean full = batch.claimed() >= options.batchSize();
-        if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
-          break;
-        }
-        pause(options.drainPause(), cancellation, phase);
-      }
-      outcomes.put(phase, total);
-    }
-  }
-
-  private BatchOutcome runBatch(
-      ReaperStore.RunLock lock,
-      Phase phase,
-      Instant asOf,
-      String jobRunId,
-      Cancellation cancellation,
-      boolean dryRun,
-      ClaimPosition[] after) {
-    Instant cutoff = phase.cutoff(asOf, options);
-    ReaperStore.ApplyResult applied;
-    Map<UUID, String> poison = new LinkedHashMap<>();
-    int claimedCount;
-    int skippedLocked;
-    try (ReaperStore.Batch batch =
-        store.beginBatch(options.statementTimeout(), options.lockTtl())) {
-      cancellation.throwIfCancelled(Checkpoint.BEFORE_CLAIM, phase);
-      List<ConferenceSession> claimed = batch.claim(phase, cutoff, asOf, options.batchSize());
-      claimedCount = claimed.size();
-      cancellation.throwIfCancelled(Checkpoint.BEFORE_COUNT, phase);
-      skippedLocked =
-          batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize(), after[0]);
-      if (!claimed.isEmpty()) {
-        after[0] = ClaimPosition.of(phase, claimed.get(claimed.size() - 1));
-      }
-      log.atInfo()
-          .addKeyValue("phase", phase.label())
-          .addKeyValue("count", claimedCount)
-          .addKeyValue("skippedLocked", skippedLocked)
-          .log("batch selected");
-
-      List<Transition> closes = new ArrayList<>(claimed.size());
-      for (ConferenceSession s : claimed) {
-        Decision d = ReaperDecision.decide(phase, s, asOf, options);
-        if (d instanceof Decision.Close close) {
-          closes.add(close.transition());
-        } else if (d instanceof Decision.Poison p) {
-          poison.put(s.id(), p.reason());
-        } else if (d instanceof Decision.Skip skip) {
-          log.atDebug()
-              .addKeyValue("conferenceId", s.id())
-              .addKeyValue("phase", phase.label())
-              .addKeyValue("reason", skip.reason())
-              .log("conference left alone");
-        }
-      }
-      cancellation.throwIfCancelled(Checkpoint.BEFORE_WRITE, phase);
-      applied =
-          closes.isEmpty() ? ReaperStore.ApplyResult.NOTHING : batch.apply(closes, jobRunId, asOf);
-      poison.putAll(applied.failed());
-      if (!poison.isEmpty()) {
-        cancellation.throwIfCancelled(Checkpoint.BEFORE_RECORD_FAILURES, phase);
-        batch.recordFailures(poison, asOf, options.pollingInterval(), POISON_RETRY_CAP);
-      }
-      cancellation.throwIfCancelled(Checkpoint.BEFORE_COMMIT, phase);
-      if (!dryRun) {
-        // Again right before the commit: a runner that stalled inside the batch (GC pause, SIGSTOP)
-        // and lost its
-        // lock meanwhile rolls back instead of committing beside the new holder.
-        lock.verifyHeld();
-        batch.commit();
-      }
-    }
-    afterCommit(phase, jobRunId, applied, poison, dryRun);
-    // Claimed but neither closed nor poison: the decision found it no longer due, or the status
-    // guard matched nothing.
-    int raceLost = claimedCount - applied.applied().size() - poison.size();
-    BatchOutcome outcome =
-        new BatchOutcome(
-            claimedCount, applied.applied().size(), skippedLocked, poison.size(), raceLost);
-    if (!dryRun) {
-      observer.batchCommitted(phase, outcome);
-    }
-    return outcome;
-  }
-
-  private void afterCommit(
-      Phase phase,
-      String jobRunId,
-      ReaperStore.ApplyResult applied,
-      Map<UUID, String> poison,
-      boolean dryRun) {
-    poison.forEach(
-        (id, error) -> {
-          log.atError()
-              .addKeyValue("conferenceId", id)
-              .addKeyValue("phase", phase.label())
-              .addKeyValue("reason", error)
-              .addKeyValue("dryRun", dryRun)
-              .log("item failed");
-          if (!dryRun) {
-            // A dry run changes nothing and so fails nothing: it must not move the error meters.
-            observer.itemFailed(jobRunId, phase, id, error);
-          }
-        });
-    for (Transition t : applied.applied()) {
-      ConferenceSession s = t.session();
-      // Same key-value shape as the cycle line on purpose: each event is named for what happened
-      // and carries its own ids as fields (style 12).
-      log.atInfo()
-          .addKeyValue("conferenceId", s.id())
-          .addKeyValue("chatId", s.chatId())
-          .addKeyValue("dealId", s.dealId())
-          .addKeyValue("phase", phase.label())
-          .addKeyValue("status", t.to())
-          .addKeyValue("endReason", t.endReason())
-          .addKeyValue("durationSeconds", t.durationSeconds())
-          .addKeyValue("dryRun", dryRun)
-          .log(dryRun ? "conference would be reaped" : "conference reaped");
-      if (dryRun) {
-        continue;
-      }
-      observer.conferenceReaped(jobRunId, t);
-      if (t.event() != null) {
-        dispatch(t.event());
-      }
-    }
-  }
-
   /** One {@code phase paused} line per paused phase, with the pause's reason, end and actor. */
   private static void skipPaused(PauseState pauses, Instant asOf) {
     for (Phase phase : Phase.values()) {
@@ -367,33 +207,6 @@ public final class ConferenceRoomReaper {
                       .addKeyValue("pausedAt", p.pausedAt())
                       .log("phase paused"));
     }
-  }
-
-  private void dispatch(ConferenceEndedEvent event) {
-    for (ConferenceEndedListener listener : listeners) {
-      try {
-        listener.onConferenceEnded(event);
-      } catch (RuntimeException e) {
-        log.atWarn()
-            .addKeyValue("conferenceId", event.conferenceId())
-            .addKeyValue("listener", listener.getClass().getName())
-            .setCause(e)
-            .log("conference-ended listener failed; the close stays committed");
-      }
-    }
-  }
-
-  private static void pause(Duration pause, Cancellation cancellation, Phase phase) {
-    if (pause.isZero()) {
-      return;
-    }
-    try {
-      TimeUnit.NANOSECONDS.sleep(pause.toNanos());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CancellationException("interrupted while pausing between drain batches");
-    }
-    cancellation.throwIfCancelled(Checkpoint.AFTER_DRAIN_PAUSE, phase);
   }
 
   private static CycleResult result(
