@@ -117,7 +117,7 @@ show_log() {
   sed 's/^/  | /' "$container_log" >&2
 }
 finish() {
-  echo "image test: $passed passed, $failed failed"
+  echo "image-test: $passed passed, $failed failed"
   if ((failed)); then
     show_log
     exit 1
