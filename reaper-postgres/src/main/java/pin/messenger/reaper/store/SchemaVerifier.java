@@ -50,7 +50,8 @@ public final class SchemaVerifier {
     REQUIRED.put(
         "conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
     REQUIRED.put(
-        "call_recordings", List.of("id", "conference_id", "status", "created_at", "updated_at"));
+        "call_recordings",
+        List.of("id", "conference_id", "status", "created_at", "updated_at", "external_id"));
     REQUIRED.put(
         "integration_outbox",
         List.of(
@@ -94,7 +95,8 @@ public final class SchemaVerifier {
             "next_attempt_at",
             "locked_until",
             "locked_by",
-            "gave_up_at"));
+            "gave_up_at",
+            "external_id"));
     // Operators' pauses, read by every cycle (V3).
     REQUIRED.put(
         "conference_reaper_pauses", List.of("scope", "reason", "actor", "paused_at", "until"));

@@ -51,10 +51,12 @@ final class TransitionWriter {
           FROM unnest(?::uuid[], ?::text[]) AS r(conference_id, kind)
           JOIN closed ON closed.id = r.conference_id
       ), stops AS (
-        INSERT INTO messenger.recorder_stop_requests (id, recording_id, conference_id, reason, created_at)
-        SELECT gen_random_uuid(), x.recording_id, closed.id, x.reason, ?
+        INSERT INTO messenger.recorder_stop_requests
+               (id, recording_id, conference_id, reason, created_at, external_id)
+        SELECT gen_random_uuid(), x.recording_id, closed.id, x.reason, ?, r.external_id
           FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS x(conference_id, recording_id, reason)
           JOIN closed ON closed.id = x.conference_id
+          LEFT JOIN messenger.call_recordings r ON r.id = x.recording_id
       )
       SELECT id FROM closed
       """;
