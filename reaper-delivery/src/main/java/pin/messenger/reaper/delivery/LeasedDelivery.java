@@ -102,7 +102,11 @@ final class LeasedDelivery<R extends LeasedRow> {
         case FAILED ->
             failures.add(
                 new LeasedRows.Failure(
-                    row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1))));
+                    row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1)), false));
+        case GIVE_UP ->
+            failures.add(
+                new LeasedRows.Failure(
+                    row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1)), true));
         case UNAVAILABLE -> released.add(new LeasedRows.Released(row.id(), o.note()));
       }
     }

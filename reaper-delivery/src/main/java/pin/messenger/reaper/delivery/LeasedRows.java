@@ -66,15 +66,19 @@ final class LeasedRows<R extends LeasedRow> {
       RETURNING t.id
       """;
 
-  /** Counts an attempt and backs the row off; gives it up when the attempts reach the maximum. */
+  /**
+   * Counts an attempt and backs the row off; gives it up when the attempts reach the maximum, or at
+   * once when the sender said no retry can help ({@code give_up}).
+   */
   static final String RECORD_FAILURE =
       """
       UPDATE %1$s t
          SET attempts = t.attempts + 1, last_error = u.error,
              next_attempt_at = u.next_attempt_at::timestamptz,
-             %2$s = CASE WHEN t.attempts + 1 >= ? THEN ?::timestamptz END,
+             %2$s = CASE WHEN t.attempts + 1 >= ? OR u.give_up THEN ?::timestamptz END,
              locked_until = NULL, locked_by = NULL
-        FROM unnest(?::uuid[], ?::text[], ?::text[]) AS u(id, error, next_attempt_at)
+        FROM unnest(?::uuid[], ?::text[], ?::text[], ?::boolean[])
+             AS u(id, error, next_attempt_at, give_up)
        WHERE t.id = u.id AND t.locked_by = ?
       RETURNING t.id, t.%2$s IS NOT NULL AS gave_up
       """;
@@ -92,8 +96,11 @@ final class LeasedRows<R extends LeasedRow> {
   /** A delivered row; {@code at} is when the other side acknowledged it (null: the step's time). */
   record Delivered(UUID id, @Nullable String note, @Nullable Instant at) {}
 
-  /** A failed row and when it may be tried again. */
-  record Failure(UUID id, @Nullable String error, Instant nextAttemptAt) {}
+  /**
+   * A failed row and when it may be tried again; {@code giveUpNow}: give it up whatever its
+   * attempts.
+   */
+  record Failure(UUID id, @Nullable String error, Instant nextAttemptAt, boolean giveUpNow) {}
 
   /** A row given back untouched. */
   record Released(UUID id, @Nullable String error) {}
@@ -228,7 +235,8 @@ final class LeasedRows<R extends LeasedRow> {
       ps.setArray(
           5,
           c.createArrayOf("text", rows.stream().map(f -> f.nextAttemptAt().toString()).toArray()));
-      ps.setString(6, owner);
+      ps.setArray(6, c.createArrayOf("boolean", rows.stream().map(Failure::giveUpNow).toArray()));
+      ps.setString(7, owner);
       try (ResultSet rs = ps.executeQuery()) {
         return changed(rs, ids, SendOutcome.Kind.FAILED, lost, gaveUp);
       }

@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the other side did with one leased row.
  *
- * @param kind delivered, failed (counts an attempt), or unavailable (counts nothing)
+ * @param kind delivered, failed (counts an attempt), given up (at once), or unavailable (counts
+ *     nothing)
  * @param note what an operator reads in {@code last_error}; null clears it
  * @param at when the other side acknowledged a delivered row (the row's {@code published_at}); null
  *     for "the step's time"
@@ -19,7 +20,12 @@ record SendOutcome(Kind kind, @Nullable String note, @Nullable Instant at) {
     /** Refused for the row itself: an attempt is counted, the row backs off or is given up. */
     FAILED,
     /** The other side could not be reached: the row is released untouched but for the note. */
-    UNAVAILABLE
+    UNAVAILABLE,
+    /**
+     * Refused in a way no retry can change (e.g. our credentials are rejected, nothing to stop by):
+     * an attempt is counted and the row is given up at once instead of retried.
+     */
+    GIVE_UP
   }
 
   static SendOutcome delivered(@Nullable String note) {
@@ -32,6 +38,10 @@ record SendOutcome(Kind kind, @Nullable String note, @Nullable Instant at) {
 
   static SendOutcome failed(String error) {
     return new SendOutcome(Kind.FAILED, error, null);
+  }
+
+  static SendOutcome giveUp(String reason) {
+    return new SendOutcome(Kind.GIVE_UP, reason, null);
   }
 
   static SendOutcome unavailable(@Nullable String error) {
