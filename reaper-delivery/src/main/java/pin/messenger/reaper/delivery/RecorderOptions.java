@@ -1,6 +1,7 @@
 package pin.messenger.reaper.delivery;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,13 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  *     over)
  * @param retryBase first wait after a failed call, doubling per failure
  * @param retryCap longest wait between two calls for one request
+ * @param kind the recorder's wire format ({@code reaper.recorder.kind}): {@code http} (our own API
+ *     at base-url; the default), {@code livekit} (LiveKit Egress) or {@code jibri} (Jitsi's Jibri)
+ * @param liveKitUrl LiveKit's server URL (kind livekit), e.g. {@code https://livekit.example.org}
+ * @param liveKitApiKey LiveKit API key (kind livekit): the token's issuer
+ * @param liveKitApiSecret LiveKit API secret (kind livekit): signs the token (HS256, ≥ 32 bytes);
+ *     never printed
+ * @param jibriUrl Jibri's HTTP API (kind jibri), e.g. {@code http://jibri:2222}
  */
 public record RecorderOptions(
     @Nullable URI baseUrl,
@@ -32,16 +40,48 @@ public record RecorderOptions(
     Duration lease,
     int maxAttempts,
     Duration retryBase,
-    Duration retryCap) {
+    Duration retryCap,
+    Kind kind,
+    @Nullable URI liveKitUrl,
+    @Nullable String liveKitApiKey,
+    @Nullable String liveKitApiSecret,
+    @Nullable URI jibriUrl) {
+
+  /** The recorder's wire format; one {@link RecorderClient} each. */
+  public enum Kind {
+    /** {@code POST {base-url}/recordings/{id}/stop}, our own API. */
+    HTTP,
+    /** LiveKit Egress: {@code POST {livekit.url}/twirp/livekit.Egress/StopEgress}. */
+    LIVEKIT,
+    /** Jitsi's Jibri: {@code POST {jibri.url}/jibri/api/v1.0/stopService}. */
+    JIBRI
+  }
+
+  /** HS256 needs a key of at least 256 bits. */
+  static final int MIN_SECRET_BYTES = 32;
 
   public RecorderOptions {
     List<String> errors = new ArrayList<>();
-    if (baseUrl != null
-        && (baseUrl.getScheme() == null
-            || !(baseUrl.getScheme().equals("http") || baseUrl.getScheme().equals("https"))
-            || baseUrl.getHost() == null)) {
-      errors.add(
-          "reaper.recorder.base-url must be an absolute http(s) URL but was '" + baseUrl + "'");
+    httpUrl(errors, "reaper.recorder.base-url", baseUrl);
+    httpUrl(errors, "reaper.recorder.livekit.url", liveKitUrl);
+    httpUrl(errors, "reaper.recorder.jibri.url", jibriUrl);
+    if (kind == null) {
+      errors.add("reaper.recorder.kind must be one of http, livekit, jibri but was not set");
+    } else if (kind == Kind.LIVEKIT) {
+      required(errors, "livekit", "reaper.recorder.livekit.url", liveKitUrl);
+      required(errors, "livekit", "reaper.recorder.livekit.api-key", liveKitApiKey);
+      required(errors, "livekit", "reaper.recorder.livekit.api-secret", liveKitApiSecret);
+      if (liveKitApiSecret != null
+          && !liveKitApiSecret.isBlank()
+          && liveKitApiSecret.getBytes(StandardCharsets.UTF_8).length < MIN_SECRET_BYTES) {
+        errors.add(
+            "reaper.recorder.livekit.api-secret must be at least "
+                + MIN_SECRET_BYTES
+                + " bytes (HS256) but was "
+                + liveKitApiSecret.getBytes(StandardCharsets.UTF_8).length);
+      }
+    } else if (kind == Kind.JIBRI) {
+      required(errors, "jibri", "reaper.recorder.jibri.url", jibriUrl);
     }
     RelayOptions.positive(errors, "reaper.recorder.connect-timeout", connectTimeout);
     RelayOptions.positive(errors, "reaper.recorder.read-timeout", readTimeout);
@@ -81,6 +121,34 @@ public record RecorderOptions(
     }
   }
 
+  /** Kind {@code http} at {@code baseUrl}: today's API. */
+  public RecorderOptions(
+      @Nullable URI baseUrl,
+      Duration connectTimeout,
+      Duration readTimeout,
+      int batchSize,
+      Duration pollInterval,
+      Duration lease,
+      int maxAttempts,
+      Duration retryBase,
+      Duration retryCap) {
+    this(
+        baseUrl,
+        connectTimeout,
+        readTimeout,
+        batchSize,
+        pollInterval,
+        lease,
+        maxAttempts,
+        retryBase,
+        retryCap,
+        Kind.HTTP,
+        null,
+        null,
+        null,
+        null);
+  }
+
   public static RecorderOptions defaults(@Nullable URI baseUrl) {
     return new RecorderOptions(
         baseUrl,
@@ -94,8 +162,95 @@ public record RecorderOptions(
         Duration.ofMinutes(5));
   }
 
+  /** This with another kind and its endpoint settings, the rest unchanged. */
+  public RecorderOptions withKind(
+      Kind kind,
+      @Nullable URI liveKitUrl,
+      @Nullable String liveKitApiKey,
+      @Nullable String liveKitApiSecret,
+      @Nullable URI jibriUrl) {
+    return new RecorderOptions(
+        baseUrl,
+        connectTimeout,
+        readTimeout,
+        batchSize,
+        pollInterval,
+        lease,
+        maxAttempts,
+        retryBase,
+        retryCap,
+        kind,
+        liveKitUrl,
+        liveKitApiKey,
+        liveKitApiSecret,
+        jibriUrl);
+  }
+
+  /**
+   * Whether the dispatcher runs: kind {@code http} with a base URL, or kind {@code livekit} or
+   * {@code jibri} (whose URL is required).
+   */
   public boolean enabled() {
-    return baseUrl != null;
+    return kind != Kind.HTTP || baseUrl != null;
+  }
+
+  /** Where stops go, for the start-up line. */
+  public @Nullable URI endpoint() {
+    return switch (kind) {
+      case HTTP -> baseUrl;
+      case LIVEKIT -> liveKitUrl;
+      case JIBRI -> jibriUrl;
+    };
+  }
+
+  /** As the record's, with the API secret masked: this is logged at start-up. */
+  @Override
+  public String toString() {
+    return "RecorderOptions[baseUrl="
+        + baseUrl
+        + ", connectTimeout="
+        + connectTimeout
+        + ", readTimeout="
+        + readTimeout
+        + ", batchSize="
+        + batchSize
+        + ", pollInterval="
+        + pollInterval
+        + ", lease="
+        + lease
+        + ", maxAttempts="
+        + maxAttempts
+        + ", retryBase="
+        + retryBase
+        + ", retryCap="
+        + retryCap
+        + ", kind="
+        + kind
+        + ", liveKitUrl="
+        + liveKitUrl
+        + ", liveKitApiKey="
+        + liveKitApiKey
+        + ", liveKitApiSecret="
+        + (liveKitApiSecret == null ? null : "****")
+        + ", jibriUrl="
+        + jibriUrl
+        + "]";
+  }
+
+  private static void httpUrl(List<String> errors, String property, @Nullable URI url) {
+    if (url != null
+        && (url.getScheme() == null
+            || !(url.getScheme().equals("http") || url.getScheme().equals("https"))
+            || url.getHost() == null)) {
+      errors.add(property + " must be an absolute http(s) URL but was '" + url + "'");
+    }
+  }
+
+  private static void required(
+      List<String> errors, String kind, String property, @Nullable Object value) {
+    if (value == null || value.toString().isBlank()) {
+      errors.add(property + " must be set when reaper.recorder.kind=" + kind + " but was not set");
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package pin.messenger.reaper.delivery;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -9,9 +10,11 @@ import org.slf4j.event.Level;
 
 /**
  * Delivers {@code messenger.recorder_stop_requests} to the media stack after commit ({@link
- * RecorderCall}); a failed call is retried with backoff up to max-attempts, then given up
- * (recording-finalize-retry is the safety net). Calls run outside every transaction: rows are
- * leased by a short claim statement, then called, then marked ({@link LeasedDelivery}).
+ * RecorderCall} through the {@link RecorderClient} of {@code reaper.recorder.kind}); a failed call
+ * is retried with backoff up to max-attempts, then given up (recording-finalize-retry is the safety
+ * net); a request the recorder refuses for good (our credentials, nothing to stop by) is given up
+ * at once. Calls run outside every transaction: rows are leased by a short claim statement, then
+ * called, then marked ({@link LeasedDelivery}).
  */
 public final class RecorderStopDispatcher implements DeliveryLoop.Step {
 
@@ -24,7 +27,7 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
           "gave_up_at",
           "",
           "o.created_at",
-          "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at",
+          "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at, o.external_id",
           true,
           RecorderStopDispatcher::read,
           (r, line) -> {
@@ -54,12 +57,13 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
   public RecorderStopDispatcher(
       DataSource dataSource, RecorderOptions options, DeliveryObserver observer) {
     if (!options.enabled()) {
-      throw new IllegalArgumentException("reaper.recorder.base-url is not set");
+      throw new IllegalArgumentException(
+          "reaper.recorder.base-url is not set (reaper.recorder.kind=http)");
     }
     this.dataSource = dataSource;
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
-    this.call = new RecorderCall(options);
+    this.call = new RecorderCall(options, RecorderClient.of(options, Clock.systemUTC()));
     // Built like OutboxRelay's on purpose: both wire the shared LeasedDelivery from their own
     // options and table; only the sender and the lease owner's prefix differ.
     this.delivery =
@@ -106,6 +110,7 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
         rs.getObject("recording_id", UUID.class),
         rs.getObject("conference_id", UUID.class),
         rs.getString("reason"),
-        rs.getInt("attempts"));
+        rs.getInt("attempts"),
+        rs.getString("external_id"));
   }
 }

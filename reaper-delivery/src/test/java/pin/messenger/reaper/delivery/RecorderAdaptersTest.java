@@ -1,0 +1,247 @@
+package pin.messenger.reaper.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.jayway.jsonpath.JsonPath;
+import com.nimbusds.jose.crypto.MACVerifier;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import pin.messenger.reaper.core.Cancellation;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.store.PostgresReaperStore;
+import pin.messenger.reaper.testing.DatabaseTest;
+import pin.messenger.reaper.testing.Rooms;
+import pin.messenger.reaper.testing.Rooms.Room;
+
+/**
+ * The LiveKit and Jibri adapters end to end: a real reaper cycle writes the stop request (with the
+ * recording's external id), the dispatcher sends it to a local server speaking the wire format, and
+ * the outcome lands on the row in a real PostgreSQL.
+ */
+class RecorderAdaptersTest extends DatabaseTest {
+  static final String API_KEY = "APIreaperTest";
+  static final String API_SECRET = "a-livekit-api-secret-of-at-least-32-bytes";
+
+  final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
+  WireServer server;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    server = new WireServer();
+  }
+
+  @AfterEach
+  void tearDown() {
+    server.close();
+  }
+
+  RecorderOptions options(RecorderOptions.Kind kind, int maxAttempts) {
+    RecorderOptions d = RecorderOptions.defaults(null);
+    return new RecorderOptions(
+        null,
+        d.connectTimeout(),
+        Duration.ofMillis(500),
+        d.batchSize(),
+        d.pollInterval(),
+        d.lease(),
+        maxAttempts,
+        d.retryBase(),
+        d.retryCap(),
+        kind,
+        kind == RecorderOptions.Kind.LIVEKIT ? server.url() : null,
+        kind == RecorderOptions.Kind.LIVEKIT ? API_KEY : null,
+        kind == RecorderOptions.Kind.LIVEKIT ? API_SECRET : null,
+        kind == RecorderOptions.Kind.JIBRI ? URI.create(server.url() + "/") : null);
+  }
+
+  RecorderStopDispatcher dispatcher(RecorderOptions.Kind kind) {
+    return new RecorderStopDispatcher(db.dataSource(), options(kind, 10), DeliveryObserver.NONE);
+  }
+
+  /** A room with a live recording whose media-stack id is {@code externalId}, closed by a cycle. */
+  UUID reapedRecording(@Nullable String externalId) {
+    Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    UUID recording = rooms.recording(room.id, "Recording", room.startedAt);
+    rooms.exec(
+        "UPDATE messenger.call_recordings SET external_id = ? WHERE id = ?", externalId, recording);
+    new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()),
+            ConferenceRoomReaperOptions.defaults(),
+            ReaperObserver.NONE,
+            List.of())
+        .runOnce(asOf, Cancellation.NONE);
+    return (UUID) rooms.query("SELECT id FROM messenger.recorder_stop_requests").get(0).get("id");
+  }
+
+  Map<String, Object> request(UUID id) {
+    return rooms.query("SELECT * FROM messenger.recorder_stop_requests WHERE id = ?", id).get(0);
+  }
+
+  @Test
+  void the_reaper_copies_the_recordings_external_id_into_the_stop_request() {
+    UUID request = reapedRecording("EG_copied");
+
+    assertThat(request(request).get("external_id")).isEqualTo("EG_copied");
+  }
+
+  @Test
+  void livekit_stop_posts_stop_egress_with_the_egress_id_and_a_short_lived_room_record_token()
+      throws Exception {
+    UUID request = reapedRecording("EG_abc123");
+    Instant before = Instant.now();
+
+    RecorderStopDispatcher.StepResult r =
+        dispatcher(RecorderOptions.Kind.LIVEKIT).dispatchOnce(asOf);
+
+    assertThat(r.delivered()).isEqualTo(1);
+    WireServer.Call call = server.calls().get(0);
+    assertThat(server.calls()).hasSize(1);
+    assertThat(call.method()).isEqualTo("POST");
+    assertThat(call.path()).isEqualTo("/twirp/livekit.Egress/StopEgress");
+    assertThat(call.header("Content-Type")).isEqualTo("application/json");
+    assertThat((String) JsonPath.read(call.body(), "$.egress_id")).isEqualTo("EG_abc123");
+    String authorization = call.header("Authorization");
+    assertThat(authorization).startsWith("Bearer ");
+    SignedJWT jwt = SignedJWT.parse(authorization.substring("Bearer ".length()));
+    assertThat(jwt.getHeader().getAlgorithm().getName()).isEqualTo("HS256");
+    assertThat(jwt.verify(new MACVerifier(API_SECRET.getBytes(StandardCharsets.UTF_8)))).isTrue();
+    assertThat(
+            jwt.verify(
+                new MACVerifier(
+                    "another-secret-of-at-least-32-bytes!!".getBytes(StandardCharsets.UTF_8))))
+        .isFalse();
+    JWTClaimsSet claims = jwt.getJWTClaimsSet();
+    assertThat(claims.getIssuer()).isEqualTo(API_KEY);
+    assertThat(claims.getExpirationTime().toInstant())
+        .isAfter(before)
+        .isBeforeOrEqualTo(Instant.now().plus(Duration.ofMinutes(5)));
+    assertThat(claims.getNotBeforeTime().toInstant()).isBeforeOrEqualTo(Instant.now());
+    assertThat(claims.getJSONObjectClaim("video")).containsEntry("roomRecord", true);
+    Map<String, Object> row = request(request);
+    assertThat(row.get("delivered_at")).isEqualTo(asOf);
+    assertThat(row.get("last_error")).isNull();
+  }
+
+  @ParameterizedTest(name = "{0} {1} → {2}")
+  @CsvSource({
+    "404, not_found, delivered",
+    "412, failed_precondition, delivered",
+    "503, unavailable, failed",
+    "504, deadline_exceeded, failed",
+    "500, internal, failed",
+    "502, '', failed",
+    "401, unauthenticated, gave_up",
+    "403, permission_denied, gave_up",
+    "400, invalid_argument, gave_up",
+  })
+  void livekit_twirp_error_codes_map_to_delivered_retried_or_given_up_at_once(
+      int status, String code, String expected) throws Exception {
+    UUID request = reapedRecording("EG_abc123");
+    server.answer(
+        status,
+        code.isEmpty() ? "<html>bad gateway</html>" : "{\"code\":\"" + code + "\",\"msg\":\"m\"}");
+
+    RecorderStopDispatcher.StepResult r =
+        dispatcher(RecorderOptions.Kind.LIVEKIT).dispatchOnce(asOf);
+
+    Map<String, Object> row = request(request);
+    assertThat(row.get("attempts")).isEqualTo(1);
+    switch (expected) {
+      case "delivered" -> {
+        assertThat(r.delivered()).isEqualTo(1);
+        assertThat(row.get("delivered_at")).isEqualTo(asOf);
+        assertThat((String) row.get("last_error")).contains(code).contains("already stopped");
+      }
+      case "failed" -> {
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.gaveUp()).isZero();
+        assertThat(row.get("delivered_at")).isNull();
+        assertThat(row.get("gave_up_at")).isNull();
+        assertThat((Instant) row.get("next_attempt_at")).isAfter(asOf);
+        assertThat((String) row.get("last_error")).contains("LiveKit HTTP " + status);
+      }
+      case "gave_up" -> {
+        // Max attempts is 10: only the code gives it up on the first attempt.
+        assertThat(r.gaveUp()).isEqualTo(1);
+        assertThat(row.get("delivered_at")).isNull();
+        assertThat(row.get("gave_up_at")).isEqualTo(asOf);
+        assertThat((String) row.get("last_error")).contains(code).contains("not retried");
+      }
+      default -> throw new IllegalArgumentException(expected);
+    }
+  }
+
+  @Test
+  void a_refused_livekit_request_is_not_claimed_again() throws Exception {
+    reapedRecording("EG_abc123");
+    server.answer(401, "{\"code\":\"unauthenticated\",\"msg\":\"invalid token\"}");
+    RecorderStopDispatcher dispatcher = dispatcher(RecorderOptions.Kind.LIVEKIT);
+
+    dispatcher.dispatchOnce(asOf);
+    RecorderStopDispatcher.StepResult later =
+        dispatcher.dispatchOnce(asOf.plus(Duration.ofHours(1)));
+
+    assertThat(later.claimed()).isZero();
+    assertThat(server.calls()).hasSize(1);
+  }
+
+  @Test
+  void a_livekit_request_without_an_egress_id_is_given_up_without_a_call() throws Exception {
+    UUID request = reapedRecording(null);
+
+    RecorderStopDispatcher.StepResult r =
+        dispatcher(RecorderOptions.Kind.LIVEKIT).dispatchOnce(asOf);
+
+    assertThat(r.gaveUp()).isEqualTo(1);
+    assertThat(server.calls()).isEmpty();
+    Map<String, Object> row = request(request);
+    assertThat(row.get("gave_up_at")).isEqualTo(asOf);
+    assertThat((String) row.get("last_error")).contains("nothing to stop by");
+  }
+
+  @Test
+  void jibri_stop_posts_stop_service_and_2xx_is_delivered() throws Exception {
+    UUID request = reapedRecording(null);
+
+    RecorderStopDispatcher.StepResult r = dispatcher(RecorderOptions.Kind.JIBRI).dispatchOnce(asOf);
+
+    assertThat(r.delivered()).isEqualTo(1);
+    assertThat(server.calls())
+        .singleElement()
+        .satisfies(
+            call -> {
+              assertThat(call.method()).isEqualTo("POST");
+              assertThat(call.path()).isEqualTo("/jibri/api/v1.0/stopService");
+            });
+    assertThat(request(request).get("delivered_at")).isEqualTo(asOf);
+  }
+
+  @Test
+  void a_jibri_error_is_a_failed_call_retried_with_backoff() throws Exception {
+    UUID request = reapedRecording(null);
+    server.answer(500, "");
+
+    RecorderStopDispatcher.StepResult r = dispatcher(RecorderOptions.Kind.JIBRI).dispatchOnce(asOf);
+
+    assertThat(r.failed()).isEqualTo(1);
+    assertThat(r.gaveUp()).isZero();
+    Map<String, Object> row = request(request);
+    assertThat(row.get("gave_up_at")).isNull();
+    assertThat((String) row.get("last_error")).isEqualTo("Jibri HTTP 500");
+  }
+}
