@@ -98,15 +98,19 @@ public class DeliveryConfiguration {
     RecorderStopDispatcher recorder = null;
     if (recorderOptions.enabled()) {
       recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer);
-      log.atInfo().log("recorder stop dispatch on: " + recorderOptions.baseUrl());
+      log.atInfo().log(
+          "recorder stop dispatch on: "
+              + recorderOptions.kind().name().toLowerCase(java.util.Locale.ROOT)
+              + " at "
+              + recorderOptions.endpoint());
       log.atInfo()
           .addKeyValue("options", recorderOptions.toString())
           .log("conference-room-reaper effective recorder options: " + recorderOptions);
     } else {
       log.atWarn()
           .log(
-              "recorder stop dispatch off: reaper.recorder.base-url is not set; stop requests stay in"
-                  + " messenger.recorder_stop_requests");
+              "recorder stop dispatch off: reaper.recorder.kind=http and reaper.recorder.base-url is not"
+                  + " set; stop requests stay in messenger.recorder_stop_requests");
     }
     return new Delivery(relay, recorder, relayOptions, recorderOptions, clock, topicCheck);
   }

@@ -68,8 +68,14 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
     }
   }
 
-  /** The recorder-stop dispatcher; it runs when {@code reaper.recorder.base-url} is set. */
+  /**
+   * The recorder-stop dispatcher; it runs when {@code reaper.recorder.base-url} is set (kind {@code
+   * http}, the default) or {@code reaper.recorder.kind} is {@code livekit} or {@code jibri}.
+   */
   public record Recorder(
+      RecorderOptions.Kind kind,
+      @DefaultValue Livekit livekit,
+      @DefaultValue Jibri jibri,
       URI baseUrl,
       Duration connectTimeout,
       Duration readTimeout,
@@ -85,6 +91,7 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
     // Field by field like Relay on purpose: unset falls back to RecorderOptions' default;
     // ConfigurationDefaultsTest checks they agree.
     public Recorder {
+      kind = or(kind, DEFAULTS.kind());
       connectTimeout = or(connectTimeout, DEFAULTS.connectTimeout());
       readTimeout = or(readTimeout, DEFAULTS.readTimeout());
       batchSize = or(batchSize, DEFAULTS.batchSize());
@@ -105,7 +112,25 @@ public record DeliveryProperties(@DefaultValue Relay relay, @DefaultValue Record
           lease,
           maxAttempts,
           retryBase,
-          retryCap);
+          retryCap,
+          kind,
+          livekit.url(),
+          livekit.apiKey(),
+          livekit.apiSecret(),
+          jibri.url());
     }
   }
+
+  /**
+   * {@code reaper.recorder.livekit.*}, used when {@code reaper.recorder.kind=livekit}; no defaults.
+   */
+  public record Livekit(URI url, String apiKey, String apiSecret) {
+    @Override
+    public String toString() {
+      return "Livekit[url=" + url + ", apiKey=" + apiKey + ", apiSecret=****]";
+    }
+  }
+
+  /** {@code reaper.recorder.jibri.*}, used when {@code reaper.recorder.kind=jibri}; no defaults. */
+  public record Jibri(URI url) {}
 }

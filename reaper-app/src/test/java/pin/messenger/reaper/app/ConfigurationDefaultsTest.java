@@ -1,13 +1,16 @@
 package pin.messenger.reaper.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.InvalidOptionsException;
 import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RelayOptions;
 
@@ -43,6 +46,62 @@ class ConfigurationDefaultsTest {
     RecorderOptions recorder = bindNothing(DeliveryProperties.class).recorder().toOptions();
     assertThat(recorder).isEqualTo(RecorderOptions.defaults(null));
     assertThat(recorder.enabled()).isFalse();
+  }
+
+  @Test
+  void recorder_kind_livekit_binds_its_url_key_and_secret_and_keeps_the_other_defaults() {
+    RecorderOptions recorder =
+        bind(
+                DeliveryProperties.class,
+                Map.of(
+                    "reaper.recorder.kind", "livekit",
+                    "reaper.recorder.livekit.url", "https://livekit.example.org",
+                    "reaper.recorder.livekit.api-key", "APIkey",
+                    "reaper.recorder.livekit.api-secret",
+                        "a-livekit-api-secret-of-at-least-32-bytes"))
+            .recorder()
+            .toOptions();
+    assertThat(recorder)
+        .isEqualTo(
+            RecorderOptions.defaults(null)
+                .withKind(
+                    RecorderOptions.Kind.LIVEKIT,
+                    URI.create("https://livekit.example.org"),
+                    "APIkey",
+                    "a-livekit-api-secret-of-at-least-32-bytes",
+                    null));
+    assertThat(recorder.enabled()).isTrue();
+  }
+
+  @Test
+  void recorder_kind_jibri_binds_its_url() {
+    RecorderOptions recorder =
+        bind(
+                DeliveryProperties.class,
+                Map.of(
+                    "reaper.recorder.kind",
+                    "jibri",
+                    "reaper.recorder.jibri.url",
+                    "http://jibri:2222"))
+            .recorder()
+            .toOptions();
+    assertThat(recorder.kind()).isEqualTo(RecorderOptions.Kind.JIBRI);
+    assertThat(recorder.jibriUrl()).isEqualTo(URI.create("http://jibri:2222"));
+  }
+
+  @Test
+  void recorder_kind_livekit_without_its_secret_fails_naming_the_property() {
+    DeliveryProperties.Recorder bound =
+        bind(
+                DeliveryProperties.class,
+                Map.of(
+                    "reaper.recorder.kind", "livekit",
+                    "reaper.recorder.livekit.url", "https://livekit.example.org",
+                    "reaper.recorder.livekit.api-key", "APIkey"))
+            .recorder();
+    assertThatThrownBy(bound::toOptions)
+        .isInstanceOf(InvalidOptionsException.class)
+        .hasMessageContaining("reaper.recorder.livekit.api-secret must be set");
   }
 
   @Test
