@@ -63,18 +63,7 @@ class CycleLogCorrelationTest extends DatabaseTest {
             () -> reaper.runOnce(asOf, Cancellation.at(Checkpoint.BEFORE_COMMIT, Phase.EMPTY_ROOM)))
         .isInstanceOf(CancellationException.class);
 
-    List<ILoggingEvent> cycle = cycleLines();
-    assertThat(cycle)
-        .extracting(ILoggingEvent::getFormattedMessage)
-        .anyMatch(m -> m.startsWith("cycle cancelled"));
-    String jobRunId = cycle.get(0).getMDCPropertyMap().get("jobRunId");
-    assertThat(jobRunId).isNotBlank();
-    assertThat(cycle)
-        .allSatisfy(
-            e ->
-                assertThat(e.getMDCPropertyMap().get("jobRunId"))
-                    .as(e.getFormattedMessage())
-                    .isEqualTo(jobRunId));
+    assertEveryLineCarriesOneJobRunId("cycle cancelled");
   }
 
   @Test
@@ -97,10 +86,15 @@ class CycleLogCorrelationTest extends DatabaseTest {
     assertThatThrownBy(() -> reaper.runOnce(asOf, Cancellation.NONE))
         .isInstanceOf(RuntimeException.class);
 
+    assertEveryLineCarriesOneJobRunId("cycle failed");
+  }
+
+  /** The cycle logged a line starting with {@code ending}, and every line of it has the same id. */
+  private void assertEveryLineCarriesOneJobRunId(String ending) {
     List<ILoggingEvent> cycle = cycleLines();
     assertThat(cycle)
         .extracting(ILoggingEvent::getFormattedMessage)
-        .anyMatch(m -> m.startsWith("cycle failed"));
+        .anyMatch(m -> m.startsWith(ending));
     String jobRunId = cycle.get(0).getMDCPropertyMap().get("jobRunId");
     assertThat(jobRunId).isNotBlank();
     assertThat(cycle)
