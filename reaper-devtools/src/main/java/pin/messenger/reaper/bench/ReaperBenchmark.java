@@ -10,16 +10,22 @@ import java.util.Map;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * {@code bin/reaper bench [--quick]}: the reaper against the raw-SQL floor on its own schema, in
- * one run on a fresh embedded PostgreSQL. Every figure is a median of repeated runs; ratios compare
- * runs of the same process. This class starts the server and its databases and runs the sections in
- * order: {@link IdleCycleBench} (1), {@link BacklogBench} (2, 3, 3b), {@link SloBench} (4).
+ * {@code bin/reaper bench [--quick] [--only idle,backlog,slo] [--charts <dir> | --no-charts]}: the
+ * reaper against the raw-SQL floor on its own schema, in one run on a fresh embedded PostgreSQL.
+ * Every figure is a median of repeated runs; ratios compare runs of the same process. This class
+ * starts the server and its databases and runs the sections in order: {@link IdleCycleBench}
+ * ({@code idle}: 1), {@link BacklogBench} ({@code backlog}: 2, 3, 3b), {@link SloBench} ({@code
+ * slo}: 4). {@code --only} runs the named sections (to repeat one); the charts go to {@link
+ * Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
 
   public static int run(List<String> args) throws Exception {
     boolean quick = args.contains("--quick");
+    Sections sections = Sections.from(args);
+    // The charts are drawn off-screen.
+    System.setProperty("java.awt.headless", "true");
     // Only the figures: the embedded server and the pool are chatty at INFO.
     ((ch.qos.logback.classic.Logger)
             org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
@@ -51,6 +57,7 @@ public final class ReaperBenchmark {
       }
       new BenchData(ref).history(10_000);
       BenchReport report = new BenchReport();
+      Charts charts = Charts.from(args, report);
       report.line(
           "# conference-room-reaper benchmark ("
               + (quick ? "quick" : "full")
@@ -59,17 +66,60 @@ public final class ReaperBenchmark {
               + " cores, PostgreSQL "
               + version(ds)
               + ", "
-              + Instant.now());
-      new IdleCycleBench(idle, ref, report)
-          .run(quick ? List.of(10_000L, 1_000_000L) : List.of(10_000L, 1_000_000L, 10_000_000L));
-      BacklogBench backlog = new BacklogBench(quick, ds, report);
-      backlog.drain();
-      backlog.defaultCycle();
-      backlog.drainMode();
-      new SloBench(quick, ds, report).run();
+              + Instant.now()
+              + (sections.all() ? "" : ", sections " + sections));
+      if (sections.has("idle")) {
+        new IdleCycleBench(idle, ref, report, charts)
+            .run(quick ? List.of(10_000L, 1_000_000L) : List.of(10_000L, 1_000_000L, 10_000_000L));
+      }
+      if (sections.has("backlog")) {
+        BacklogBench backlog = new BacklogBench(quick, ds, report);
+        backlog.drain();
+        backlog.defaultCycle();
+        backlog.drainMode();
+      }
+      if (sections.has("slo")) {
+        new SloBench(quick, ds, report).run();
+      }
       System.out.println("\n" + report);
     }
     return 0;
+  }
+
+  /** The sections {@code --only a,b} names, or all of them. An unknown name is an error. */
+  record Sections(List<String> names) {
+    static final List<String> KNOWN = List.of("idle", "backlog", "slo");
+
+    static Sections from(List<String> args) {
+      int at = args.indexOf("--only");
+      if (at < 0) {
+        return new Sections(KNOWN);
+      }
+      if (at + 1 >= args.size()) {
+        throw new IllegalArgumentException("--only needs a list of sections, one of " + KNOWN);
+      }
+      List<String> names = List.of(args.get(at + 1).split(","));
+      for (String name : names) {
+        if (!KNOWN.contains(name)) {
+          throw new IllegalArgumentException(
+              "--only: unknown section '" + name + "', expected some of " + KNOWN);
+        }
+      }
+      return new Sections(names);
+    }
+
+    boolean has(String name) {
+      return names.contains(name);
+    }
+
+    boolean all() {
+      return names.containsAll(KNOWN);
+    }
+
+    @Override
+    public String toString() {
+      return String.join(",", names);
+    }
   }
 
   private static String version(HikariDataSource ds) throws Exception {
