@@ -68,8 +68,8 @@ public final class LiveKitEgressServer implements AutoCloseable {
   /**
    * One request as the server received and answered it.
    *
-   * @param egressId the request body's {@code egress_id}; null when the body was not read or lacks
-   *     it
+   * @param egressId the {@code egress_id} the request's body asked to stop, whether or not the
+   *     request got past authentication; null when the body has none
    * @param claims the bearer token's claims when the token verified (key, signature, time); null
    *     when there was no token or it was refused
    * @param refusal why the token was refused; null when it verified or there was none
@@ -172,19 +172,6 @@ public final class LiveKitEgressServer implements AutoCloseable {
     return calls.stream().filter(c -> egressId.equals(c.egressId())).toList();
   }
 
-  /** Waits until at least {@code n} requests were answered; false when the wait ran out. */
-  public synchronized boolean awaitCalls(int n, Duration max) throws InterruptedException {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (calls.size() < n) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return false;
-      }
-      TimeUnit.NANOSECONDS.timedWait(this, left);
-    }
-    return true;
-  }
-
   @Override
   public void close() {
     server.stop(0);
@@ -205,7 +192,7 @@ public final class LiveKitEgressServer implements AutoCloseable {
     try (OutputStream os = exchange.getResponseBody()) {
       os.write(out);
     }
-    record(
+    calls.add(
         new Call(
             exchange.getRequestMethod(),
             exchange.getRequestURI().getPath(),
@@ -216,11 +203,6 @@ public final class LiveKitEgressServer implements AutoCloseable {
             r.refusal,
             a.status(),
             a.body()));
-  }
-
-  private synchronized void record(Call call) {
-    calls.add(call);
-    notifyAll();
   }
 
   /** One request on its way through authentication, Twirp and the service. */
@@ -235,6 +217,7 @@ public final class LiveKitEgressServer implements AutoCloseable {
     Request(HttpExchange exchange, String body) {
       this.exchange = exchange;
       this.body = body;
+      this.egressId = sentEgressId(body);
     }
 
     Answer answer() {
@@ -265,11 +248,10 @@ public final class LiveKitEgressServer implements AutoCloseable {
       }
       try {
         Map<String, Object> json = JSONObjectUtils.parse(body.isBlank() ? "{}" : body);
-        Object id = json.containsKey("egress_id") ? json.get("egress_id") : json.get("egressId");
+        Object id = egressIdField(json);
         if (id != null && !(id instanceof String)) {
           return twirpError("malformed", "the json request could not be decoded");
         }
-        egressId = (String) id;
       } catch (ParseException e) {
         return twirpError("malformed", "the json request could not be decoded");
       }
@@ -366,6 +348,20 @@ public final class LiveKitEgressServer implements AutoCloseable {
       case "unimplemented" -> 501;
       default -> 500;
     };
+  }
+
+  /** protobuf's JSON mapping accepts the field's proto name and its lowerCamelCase name. */
+  private static Object egressIdField(Map<String, Object> json) {
+    return json.containsKey("egress_id") ? json.get("egress_id") : json.get("egressId");
+  }
+
+  /** The egress id a body asks for, read leniently for the record; null if it names none. */
+  private static String sentEgressId(String body) {
+    try {
+      return egressIdField(JSONObjectUtils.parse(body)) instanceof String id ? id : null;
+    } catch (ParseException e) {
+      return null;
+    }
   }
 
   private static boolean roomRecord(JWTClaimsSet claims) {
