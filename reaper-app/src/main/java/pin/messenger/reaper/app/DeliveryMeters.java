@@ -73,7 +73,8 @@ final class DeliveryMeters implements DeliveryObserver {
             .register(registry);
     recorderGaveUp =
         Counter.builder(RECORDER_GAVE_UP)
-            .description("Recorder stop requests given up after max attempts")
+            .description(
+                "Recorder stop requests given up (after max attempts, or at once when refused for good)")
             .register(registry);
     tableGauges(registry, database, delivery, clock);
     Gauge.builder(RELAY_ENABLED, () -> delivery.relay() == null ? 0 : 1)

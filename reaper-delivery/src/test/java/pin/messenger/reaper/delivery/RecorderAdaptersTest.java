@@ -6,7 +6,6 @@ import com.jayway.jsonpath.JsonPath;
 import com.nimbusds.jose.crypto.MACVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,32 +24,37 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.testing.DatabaseTest;
+import pin.messenger.reaper.testing.LiveKitEgressServer;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
  * The LiveKit and Jibri adapters end to end: a real reaper cycle writes the stop request (with the
- * recording's external id), the dispatcher sends it to a local server speaking the wire format, and
- * the outcome lands on the row in a real PostgreSQL.
+ * recording's external id), the dispatcher sends it to a local server speaking the wire format (the
+ * testkit's {@link LiveKitEgressServer}, which verifies the token as LiveKit does; a recording
+ * {@link WireServer} for Jibri), and the outcome lands on the row in a real PostgreSQL.
  */
 class RecorderAdaptersTest extends DatabaseTest {
   static final String API_KEY = "APIreaperTest";
   static final String API_SECRET = "a-livekit-api-secret-of-at-least-32-bytes";
 
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
-  WireServer server;
+  LiveKitEgressServer livekit;
+  WireServer jibri;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = new WireServer();
+    livekit = new LiveKitEgressServer(API_KEY, API_SECRET);
+    jibri = new WireServer();
   }
 
   @AfterEach
   void tearDown() {
-    server.close();
+    livekit.close();
+    jibri.close();
   }
 
-  RecorderOptions options(RecorderOptions.Kind kind, int maxAttempts) {
+  RecorderOptions options(RecorderOptions.Kind kind, String liveKitSecret) {
     RecorderOptions d = RecorderOptions.defaults(null);
     return new RecorderOptions(
         null,
@@ -59,18 +63,23 @@ class RecorderAdaptersTest extends DatabaseTest {
         d.batchSize(),
         d.pollInterval(),
         d.lease(),
-        maxAttempts,
+        10,
         d.retryBase(),
         d.retryCap(),
         kind,
-        kind == RecorderOptions.Kind.LIVEKIT ? server.url() : null,
+        kind == RecorderOptions.Kind.LIVEKIT ? livekit.url() : null,
         kind == RecorderOptions.Kind.LIVEKIT ? API_KEY : null,
-        kind == RecorderOptions.Kind.LIVEKIT ? API_SECRET : null,
-        kind == RecorderOptions.Kind.JIBRI ? URI.create(server.url() + "/") : null);
+        kind == RecorderOptions.Kind.LIVEKIT ? liveKitSecret : null,
+        kind == RecorderOptions.Kind.JIBRI ? jibri.url().resolve("/") : null);
   }
 
   RecorderStopDispatcher dispatcher(RecorderOptions.Kind kind) {
-    return new RecorderStopDispatcher(db.dataSource(), options(kind, 10), DeliveryObserver.NONE);
+    return dispatcher(kind, API_SECRET);
+  }
+
+  RecorderStopDispatcher dispatcher(RecorderOptions.Kind kind, String liveKitSecret) {
+    return new RecorderStopDispatcher(
+        db.dataSource(), options(kind, liveKitSecret), DeliveryObserver.NONE);
   }
 
   /** A room with a live recording whose media-stack id is {@code externalId}, closed by a cycle. */
@@ -103,18 +112,23 @@ class RecorderAdaptersTest extends DatabaseTest {
   void livekit_stop_posts_stop_egress_with_the_egress_id_and_a_short_lived_room_record_token()
       throws Exception {
     UUID request = reapedRecording("EG_abc123");
+    livekit.egress("EG_abc123", "room-abc");
     Instant before = Instant.now();
 
     RecorderStopDispatcher.StepResult r =
         dispatcher(RecorderOptions.Kind.LIVEKIT).dispatchOnce(asOf);
 
     assertThat(r.delivered()).isEqualTo(1);
-    WireServer.Call call = server.calls().get(0);
-    assertThat(server.calls()).hasSize(1);
+    assertThat(livekit.calls()).hasSize(1);
+    LiveKitEgressServer.Call call = livekit.calls().get(0);
     assertThat(call.method()).isEqualTo("POST");
     assertThat(call.path()).isEqualTo("/twirp/livekit.Egress/StopEgress");
     assertThat(call.header("Content-Type")).isEqualTo("application/json");
     assertThat((String) JsonPath.read(call.body(), "$.egress_id")).isEqualTo("EG_abc123");
+    assertThat(call.tokenVerified()).as(call.refusal()).isTrue();
+    assertThat(call.roomRecordGranted()).isTrue();
+    assertThat(call.status()).isEqualTo(200);
+    assertThat(livekit.status("EG_abc123")).isEqualTo(LiveKitEgressServer.ENDING);
     String authorization = call.header("Authorization");
     assertThat(authorization).startsWith("Bearer ");
     SignedJWT jwt = SignedJWT.parse(authorization.substring("Bearer ".length()));
@@ -152,7 +166,8 @@ class RecorderAdaptersTest extends DatabaseTest {
   void livekit_twirp_error_codes_map_to_delivered_retried_or_given_up_at_once(
       int status, String code, String expected) throws Exception {
     UUID request = reapedRecording("EG_abc123");
-    server.answer(
+    livekit.egress("EG_abc123", "room-abc");
+    livekit.answer(
         status,
         code.isEmpty() ? "<html>bad gateway</html>" : "{\"code\":\"" + code + "\",\"msg\":\"m\"}");
 
@@ -187,17 +202,34 @@ class RecorderAdaptersTest extends DatabaseTest {
   }
 
   @Test
-  void a_refused_livekit_request_is_not_claimed_again() throws Exception {
-    reapedRecording("EG_abc123");
-    server.answer(401, "{\"code\":\"unauthenticated\",\"msg\":\"invalid token\"}");
-    RecorderStopDispatcher dispatcher = dispatcher(RecorderOptions.Kind.LIVEKIT);
+  void a_token_signed_with_the_wrong_secret_is_refused_given_up_and_not_claimed_again()
+      throws Exception {
+    UUID request = reapedRecording("EG_abc123");
+    livekit.egress("EG_abc123", "room-abc");
+    // LiveKit's authentication answers a bad signature with a bare 401, before Twirp: no code.
+    RecorderStopDispatcher dispatcher =
+        dispatcher(RecorderOptions.Kind.LIVEKIT, "another-secret-of-at-least-32-bytes!!");
 
-    dispatcher.dispatchOnce(asOf);
+    RecorderStopDispatcher.StepResult first = dispatcher.dispatchOnce(asOf);
     RecorderStopDispatcher.StepResult later =
         dispatcher.dispatchOnce(asOf.plus(Duration.ofHours(1)));
 
+    assertThat(first.gaveUp()).isEqualTo(1);
     assertThat(later.claimed()).isZero();
-    assertThat(server.calls()).hasSize(1);
+    assertThat(livekit.calls())
+        .singleElement()
+        .satisfies(
+            call -> {
+              assertThat(call.status()).isEqualTo(401);
+              assertThat(call.tokenVerified()).isFalse();
+            });
+    assertThat(livekit.status("EG_abc123")).isEqualTo(LiveKitEgressServer.ACTIVE);
+    Map<String, Object> row = request(request);
+    assertThat(row.get("attempts")).isEqualTo(1);
+    assertThat(row.get("gave_up_at")).isEqualTo(asOf);
+    assertThat((String) row.get("last_error"))
+        .startsWith("LiveKit HTTP 401")
+        .contains("not retried");
   }
 
   @Test
@@ -208,7 +240,7 @@ class RecorderAdaptersTest extends DatabaseTest {
         dispatcher(RecorderOptions.Kind.LIVEKIT).dispatchOnce(asOf);
 
     assertThat(r.gaveUp()).isEqualTo(1);
-    assertThat(server.calls()).isEmpty();
+    assertThat(livekit.calls()).isEmpty();
     Map<String, Object> row = request(request);
     assertThat(row.get("gave_up_at")).isEqualTo(asOf);
     assertThat((String) row.get("last_error")).contains("nothing to stop by");
@@ -221,7 +253,7 @@ class RecorderAdaptersTest extends DatabaseTest {
     RecorderStopDispatcher.StepResult r = dispatcher(RecorderOptions.Kind.JIBRI).dispatchOnce(asOf);
 
     assertThat(r.delivered()).isEqualTo(1);
-    assertThat(server.calls())
+    assertThat(jibri.calls())
         .singleElement()
         .satisfies(
             call -> {
@@ -234,7 +266,7 @@ class RecorderAdaptersTest extends DatabaseTest {
   @Test
   void a_jibri_error_is_a_failed_call_retried_with_backoff() throws Exception {
     UUID request = reapedRecording(null);
-    server.answer(500, "");
+    jibri.answer(500, "");
 
     RecorderStopDispatcher.StepResult r = dispatcher(RecorderOptions.Kind.JIBRI).dispatchOnce(asOf);
 

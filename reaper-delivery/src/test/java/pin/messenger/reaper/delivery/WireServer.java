@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A real local HTTP server speaking a recorder's wire format as far as a test needs: it records
- * every call and answers with the status and body the test chooses (e.g. a Twirp error).
+ * A real local HTTP server standing in for Jibri's HTTP API, whose stop needs nothing but a status:
+ * it records every call and answers with the status and body the test chooses. LiveKit has its own
+ * server with its wire format and token check, the testkit's {@code LiveKitEgressServer}.
  */
 final class WireServer implements AutoCloseable {
   record Call(String method, String path, Map<String, List<String>> headers, String body) {
