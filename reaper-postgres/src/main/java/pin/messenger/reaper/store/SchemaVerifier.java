@@ -69,7 +69,8 @@ public final class SchemaVerifier {
             "next_attempt_at",
             "locked_until",
             "locked_by",
-            "quarantined_at"));
+            "quarantined_at",
+            "trace_parent"));
     REQUIRED.put(
         "realtime_outbox",
         List.of(
@@ -96,7 +97,8 @@ public final class SchemaVerifier {
             "locked_until",
             "locked_by",
             "gave_up_at",
-            "external_id"));
+            "external_id",
+            "trace_parent"));
     // Operators' pauses, read by every cycle (V3).
     REQUIRED.put(
         "conference_reaper_pauses", List.of("scope", "reason", "actor", "paused_at", "until"));
