@@ -6,6 +6,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -18,6 +19,7 @@ import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ReaperLoop;
 import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.core.TraceContext;
 import pin.messenger.reaper.schema.SchemaMigrations;
 import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.store.SchemaVerifier;
@@ -87,9 +89,15 @@ public class ReaperConfiguration {
       ConferenceRoomReaperOptions options,
       Clock clock,
       List<ReaperObserver> observers,
+      ObjectProvider<TraceContext> traceContext,
       List<ConferenceEndedListener> listeners) {
     return new ConferenceRoomReaper(
-        store, options, clock, ReaperObserver.compose(observers), listeners);
+        store,
+        options,
+        clock,
+        ReaperObserver.compose(observers),
+        traceContext.getIfUnique(() -> TraceContext.NONE),
+        listeners);
   }
 
   /** The database as the gauges and readiness see it, read off the scrape path. */

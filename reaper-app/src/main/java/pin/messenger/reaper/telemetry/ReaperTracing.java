@@ -6,13 +6,17 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.core.TraceContext;
 import pin.messenger.reaper.core.Transition;
 
 /**
@@ -20,8 +24,14 @@ import pin.messenger.reaper.core.Transition;
  * correlation_id} = jobRunId, with the cycle's counters) and one per item under it ({@code
  * conference-room-reaper.item}: conference id, phase, outcome, deal tenant id). Ids and enums only.
  * The cycle runs on one thread, so the open cycle span is kept per thread.
+ *
+ * <p>As the {@link TraceContext}, it gives the cycle span's W3C {@code traceparent}: the context
+ * written on the cycle's outbox and recorder-stop rows, which the deliveries continue. The cycle
+ * span, not the item span: the rows of a batch are written in one statement before any item span
+ * exists (item spans are made after commit), and the item span of a conference is found under the
+ * cycle span by its {@code conference.id}.
  */
-public final class ReaperTracing implements ReaperObserver {
+public final class ReaperTracing implements ReaperObserver, TraceContext {
   public static final String CYCLE_SPAN = "conference-room-reaper.cycle";
   public static final String ITEM_SPAN = "conference-room-reaper.item";
 
@@ -31,6 +41,9 @@ public final class ReaperTracing implements ReaperObserver {
   static final AttributeKey<String> PHASE = AttributeKey.stringKey("reaper.phase");
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("reaper.outcome");
   static final AttributeKey<String> DEAL_TENANT_ID = AttributeKey.stringKey("deal.tenant_id");
+
+  /** The W3C Trace Context header (and carrier key) of a span's context. */
+  static final String TRACEPARENT = "traceparent";
 
   private final Tracer tracer;
   private final ThreadLocal<Span> cycle = new ThreadLocal<>();
@@ -50,6 +63,29 @@ public final class ReaperTracing implements ReaperObserver {
             .setAttribute(AS_OF, asOf.toString())
             .startSpan();
     cycle.set(span);
+  }
+
+  /**
+   * The open cycle span of this thread as a W3C {@code traceparent}; null without one, or when its
+   * context is not valid (tracing disabled: a no-op OpenTelemetry makes invalid contexts).
+   */
+  @Override
+  public @Nullable String traceParent() {
+    Span span = cycle.get();
+    if (span == null || !span.getSpanContext().isValid()) {
+      return null;
+    }
+    Map<String, String> carrier = new HashMap<>(2);
+    W3CTraceContextPropagator.getInstance()
+        .inject(
+            Context.root().with(span),
+            carrier,
+            (c, key, value) -> {
+              if (c != null) {
+                c.put(key, value);
+              }
+            });
+    return carrier.get(TRACEPARENT);
   }
 
   @Override

@@ -2,12 +2,14 @@ package pin.messenger.reaper.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -110,6 +112,39 @@ class ReaperTracingTest {
               assertThat(i.getStatus().getStatusCode())
                   .isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
             });
+  }
+
+  @Test
+  void with_tracing_disabled_the_cycle_writes_its_rows_without_trace_context() {
+    ReaperTracing off = new ReaperTracing(OpenTelemetry.noop());
+    Instant asOf = Instant.parse("2026-12-02T12:00:00Z");
+    Rooms rooms = new Rooms(db.dataSource());
+    Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    rooms.recording(room.id, "Recording", room.startedAt);
+
+    new ConferenceRoomReaper(
+            new PostgresReaperStore(db.dataSource()),
+            ConferenceRoomReaperOptions.defaults(),
+            Clock.systemUTC(),
+            off,
+            off,
+            List.of())
+        .runOnce(asOf, Cancellation.NONE);
+
+    assertThat(off.traceParent()).isNull();
+    assertThat(
+            rooms.query(
+                "SELECT trace_parent FROM messenger.integration_outbox"
+                    + " WHERE payload->>'conferenceId' = ?",
+                room.id.toString()))
+        .singleElement()
+        .satisfies(row -> assertThat(row).containsEntry("trace_parent", null));
+    assertThat(
+            rooms.query(
+                "SELECT trace_parent FROM messenger.recorder_stop_requests WHERE conference_id = ?",
+                room.id))
+        .singleElement()
+        .satisfies(row -> assertThat(row).containsEntry("trace_parent", null));
   }
 
   @Test

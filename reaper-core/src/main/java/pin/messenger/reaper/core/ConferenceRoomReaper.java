@@ -35,6 +35,7 @@ public final class ConferenceRoomReaper {
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
   private final ReaperObserver observer;
+  private final TraceContext traceContext;
   private final PhaseRunner phases;
 
   /**
@@ -47,10 +48,26 @@ public final class ConferenceRoomReaper {
       Clock clock,
       ReaperObserver observer,
       List<ConferenceEndedListener> listeners) {
+    this(store, options, clock, observer, TraceContext.NONE, listeners);
+  }
+
+  /**
+   * @param clock the worker's clock (see above)
+   * @param traceContext the trace context each cycle runs under, read once per cycle after {@link
+   *     ReaperObserver#cycleStarted} and written on the cycle's outbox and recorder-stop rows
+   */
+  public ConferenceRoomReaper(
+      ReaperStore store,
+      ConferenceRoomReaperOptions options,
+      Clock clock,
+      ReaperObserver observer,
+      TraceContext traceContext,
+      List<ConferenceEndedListener> listeners) {
     this.store = store;
     this.options = options;
     this.clock = clock;
     this.observer = observer == null ? ReaperObserver.NONE : observer;
+    this.traceContext = traceContext == null ? TraceContext.NONE : traceContext;
     this.phases = new PhaseRunner(store, options, this.observer, List.copyOf(listeners));
   }
 
@@ -110,6 +127,8 @@ public final class ConferenceRoomReaper {
           .addKeyValue("dryRun", dryRun)
           .log("cycle started");
       observer.cycleStarted(jobRunId, asOf);
+      // After cycleStarted: the tracing observer has opened the cycle's span by now.
+      String traceParent = traceContext.traceParent();
       cancellation.throwIfCancelled(Checkpoint.BEFORE_RUN_LOCK, null);
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
       boolean acquired;
@@ -122,7 +141,15 @@ public final class ConferenceRoomReaper {
         observer.pausesRead(jobRunId, paused);
         if (acquired) {
           skipPaused(pauses, asOf);
-          phases.runPhases(lock, asOf, jobRunId, cancellation, dryRun, start, outcomes, paused);
+          phases.runPhases(
+              lock,
+              asOf,
+              new CycleOrigin(jobRunId, traceParent),
+              cancellation,
+              dryRun,
+              start,
+              outcomes,
+              paused);
         } else {
           log.atInfo().log("cycle skipped: run lock held by another runner");
         }

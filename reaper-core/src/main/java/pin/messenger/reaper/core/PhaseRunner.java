@@ -47,7 +47,7 @@ final class PhaseRunner {
   void runPhases(
       ReaperStore.RunLock lock,
       Instant asOf,
-      String jobRunId,
+      CycleOrigin origin,
       Cancellation cancellation,
       boolean dryRun,
       long start,
@@ -72,7 +72,7 @@ final class PhaseRunner {
           return;
         }
         lock.verifyHeld();
-        BatchOutcome batch = runBatch(lock, phase, asOf, jobRunId, cancellation, dryRun, after);
+        BatchOutcome batch = runBatch(lock, phase, asOf, origin, cancellation, dryRun, after);
         total = total.plus(batch);
         boolean full = batch.claimed() >= options.batchSize();
         if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
@@ -88,7 +88,7 @@ final class PhaseRunner {
       ReaperStore.RunLock lock,
       Phase phase,
       Instant asOf,
-      String jobRunId,
+      CycleOrigin origin,
       Cancellation cancellation,
       boolean dryRun,
       ClaimPosition[] after) {
@@ -131,7 +131,7 @@ final class PhaseRunner {
       }
       cancellation.throwIfCancelled(Checkpoint.BEFORE_WRITE, phase);
       applied =
-          closes.isEmpty() ? ReaperStore.ApplyResult.NOTHING : batch.apply(closes, jobRunId, asOf);
+          closes.isEmpty() ? ReaperStore.ApplyResult.NOTHING : batch.apply(closes, origin, asOf);
       poison.putAll(applied.failed());
       if (!poison.isEmpty()) {
         cancellation.throwIfCancelled(Checkpoint.BEFORE_RECORD_FAILURES, phase);
@@ -147,7 +147,7 @@ final class PhaseRunner {
         batch.commit();
       }
     }
-    afterCommit(phase, jobRunId, applied, poison, dryRun);
+    afterCommit(phase, origin.jobRunId(), applied, poison, dryRun);
     // Claimed but neither closed nor poison: the decision found it no longer due, or the status
     // guard matched nothing.
     int raceLost = claimedCount - applied.applied().size() - poison.size();

@@ -92,9 +92,10 @@ public interface ReaperStore {
     /**
      * Writes the transitions with their status guard, and in the same transaction their outbox
      * rows. A row whose write fails in the database (a data or constraint error) is isolated and
-     * reported, the rest are written. A transition in neither list lost its status guard.
+     * reported, the rest are written. A transition in neither list lost its status guard. Every
+     * outbox and recorder-stop row carries {@code origin}: its correlation id and trace context.
      */
-    ApplyResult apply(List<Transition> transitions, String correlationId, Instant asOf);
+    ApplyResult apply(List<Transition> transitions, CycleOrigin origin, Instant asOf);
 
     /** Keeps the error of each poison row on the row (attempts, last error, when to try again). */
     void recordFailures(

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import pin.messenger.reaper.core.CycleOrigin;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
 import pin.messenger.reaper.core.Transition;
@@ -54,11 +55,11 @@ final class PoisonIsolation {
   }
 
   /** Writes every transition it can; isolates and reports the rows the database refuses. */
-  ReaperStore.ApplyResult apply(List<Transition> transitions, String correlationId, Instant asOf) {
+  ReaperStore.ApplyResult apply(List<Transition> transitions, CycleOrigin origin, Instant asOf) {
     List<Transition> applied = new ArrayList<>(transitions.size());
     Map<UUID, String> failed = new LinkedHashMap<>();
     try {
-      applyIsolating(transitions, correlationId, asOf, applied, failed);
+      applyIsolating(transitions, origin, asOf, applied, failed);
     } catch (SQLException e) {
       throw new StoreException("writing transitions failed: " + Jdbc.describe(e), e);
     }
@@ -71,7 +72,7 @@ final class PoisonIsolation {
    */
   private void applyIsolating(
       List<Transition> part,
-      String correlationId,
+      CycleOrigin origin,
       Instant asOf,
       List<Transition> applied,
       Map<UUID, String> failed)
@@ -79,7 +80,7 @@ final class PoisonIsolation {
     Savepoint savepoint = connection.setSavepoint();
     Set<UUID> closed;
     try {
-      closed = writer.write(part, correlationId, asOf);
+      closed = writer.write(part, origin, asOf);
       connection.releaseSavepoint(savepoint);
     } catch (SQLException e) {
       if (!Jdbc.isDataError(e)) {
@@ -91,8 +92,8 @@ final class PoisonIsolation {
         return;
       }
       int mid = part.size() / 2;
-      applyIsolating(part.subList(0, mid), correlationId, asOf, applied, failed);
-      applyIsolating(part.subList(mid, part.size()), correlationId, asOf, applied, failed);
+      applyIsolating(part.subList(0, mid), origin, asOf, applied, failed);
+      applyIsolating(part.subList(mid, part.size()), origin, asOf, applied, failed);
       return;
     }
     for (Transition t : part) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.UUID;
 import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.ConferenceSession;
+import pin.messenger.reaper.core.CycleOrigin;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
@@ -66,8 +67,8 @@ final class PostgresBatch implements ReaperStore.Batch {
 
   @Override
   public ReaperStore.ApplyResult apply(
-      List<Transition> transitions, String correlationId, Instant asOf) {
-    return writes.apply(transitions, correlationId, asOf);
+      List<Transition> transitions, CycleOrigin origin, Instant asOf) {
+    return writes.apply(transitions, origin, asOf);
   }
 
   @Override

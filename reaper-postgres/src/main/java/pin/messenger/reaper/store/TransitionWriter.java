@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import pin.messenger.reaper.core.ConferenceEndedEvent;
+import pin.messenger.reaper.core.CycleOrigin;
 import pin.messenger.reaper.core.Transition;
 
 /**
@@ -23,7 +24,9 @@ final class TransitionWriter {
   /**
    * The batch's writes in one statement: status-guarded transitions, then for exactly the rows the
    * guard let through, the integration-outbox, realtime-outbox and recorder-stop rows. Returns the
-   * ids actually closed.
+   * ids actually closed. The outbox and recorder-stop rows carry the cycle's correlation id and
+   * trace context ({@link CycleOrigin}); realtime rows have no column for either (the messenger's
+   * table).
    */
   static final String APPLY =
       """
@@ -39,8 +42,8 @@ final class TransitionWriter {
         RETURNING s.id, s.chat_id, s.deal_id
       ), events AS (
         INSERT INTO messenger.integration_outbox
-               (id, topic, message_key, event_type, payload, occurred_at, correlation_id)
-        SELECT gen_random_uuid(), ?, closed.deal_id::text, ?, p.payload, ?, ?
+               (id, topic, message_key, event_type, payload, occurred_at, correlation_id, trace_parent)
+        SELECT gen_random_uuid(), ?, closed.deal_id::text, ?, p.payload, ?, ?, ?
           FROM unnest(?::uuid[]) WITH ORDINALITY AS e(conference_id, n)
           JOIN jsonb_array_elements(?::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = e.n
           JOIN closed ON closed.id = e.conference_id
@@ -52,8 +55,8 @@ final class TransitionWriter {
           JOIN closed ON closed.id = r.conference_id
       ), stops AS (
         INSERT INTO messenger.recorder_stop_requests
-               (id, recording_id, conference_id, reason, created_at, external_id)
-        SELECT gen_random_uuid(), x.recording_id, closed.id, x.reason, ?, r.external_id
+               (id, recording_id, conference_id, reason, created_at, external_id, trace_parent)
+        SELECT gen_random_uuid(), x.recording_id, closed.id, x.reason, ?, r.external_id, ?
           FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS x(conference_id, recording_id, reason)
           JOIN closed ON closed.id = x.conference_id
           LEFT JOIN messenger.call_recordings r ON r.id = x.recording_id
@@ -68,7 +71,7 @@ final class TransitionWriter {
   }
 
   /** Writes {@code part} in one statement; returns the ids its status guard let through. */
-  Set<UUID> write(List<Transition> part, String correlationId, Instant asOf) throws SQLException {
+  Set<UUID> write(List<Transition> part, CycleOrigin origin, Instant asOf) throws SQLException {
     int n = part.size();
     List<UUID> ids = new ArrayList<>(n);
     List<String> from = new ArrayList<>(n);
@@ -120,13 +123,15 @@ final class TransitionWriter {
       ps.setString(i++, ConferenceEndedEvent.TOPIC);
       ps.setString(i++, ConferenceEndedEvent.EVENT_TYPE);
       ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setString(i++, correlationId);
+      ps.setString(i++, origin.jobRunId());
+      ps.setString(i++, origin.traceParent());
       ps.setArray(i++, Jdbc.uuidArray(connection, eventConferences));
       ps.setString(i++, payloads.append(']').toString());
       ps.setObject(i++, Jdbc.ts(asOf));
       ps.setArray(i++, Jdbc.uuidArray(connection, realtimeConferences));
       ps.setArray(i++, Jdbc.textArray(connection, realtimeKinds));
       ps.setObject(i++, Jdbc.ts(asOf));
+      ps.setString(i++, origin.traceParent());
       ps.setArray(i++, Jdbc.uuidArray(connection, stopConferences));
       ps.setArray(i++, Jdbc.uuidArray(connection, stopRecordings));
       ps.setArray(i++, Jdbc.textArray(connection, stopReasons));
