@@ -1,5 +1,6 @@
 package pin.messenger.reaper.app;
 
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -37,7 +38,10 @@ public class DeliveryConfiguration {
       Environment environment,
       ObjectProvider<KafkaProperties> kafkaProperties,
       ObjectProvider<DeliveryObserver> observers,
+      ObjectProvider<OpenTelemetry> openTelemetry,
       Clock clock) {
+    // The deliveries' spans continue the cycles' trace contexts stored on the rows.
+    OpenTelemetry tracing = openTelemetry.getIfUnique(OpenTelemetry::noop);
     RelayOptions relayOptions = properties.relay().toOptions();
     RecorderOptions recorderOptions = properties.recorder().toOptions();
     // Resolved at each call, not now: the meters observe delivery and also read its pending counts.
@@ -75,7 +79,8 @@ public class DeliveryConfiguration {
               () -> new KafkaProducer<>(producerProperties),
               relayOptions,
               observer,
-              clock);
+              clock,
+              tracing);
       Map<String, Object> adminProperties = kafkaProperties.getObject().buildAdminProperties();
       topicCheck = () -> TopicCheck.inBackground(adminProperties, ConferenceEndedEvent.TOPIC);
       log.atInfo()
@@ -97,7 +102,7 @@ public class DeliveryConfiguration {
     // not.
     RecorderStopDispatcher recorder = null;
     if (recorderOptions.enabled()) {
-      recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer);
+      recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer, tracing);
       log.atInfo().log(
           "recorder stop dispatch on: "
               + recorderOptions.kind().name().toLowerCase(java.util.Locale.ROOT)

@@ -34,6 +34,13 @@ public record ConferenceEndedEvent(
   /** Value of {@code event_type} / CloudEvents {@code type}. */
   public static final String EVENT_TYPE = "conference-ended.v1";
 
+  /**
+   * The CloudEvents {@code dataschema} of the event: the {@code $id} of its JSON Schema, published
+   * in docs/contract/conference-ended.v1.schema.json (a test holds the two equal).
+   */
+  public static final String DATA_SCHEMA =
+      "https://pin.messenger/schemas/conference-ended.v1.schema.json";
+
   public ConferenceEndedEvent {
     participants = List.copyOf(participants);
   }

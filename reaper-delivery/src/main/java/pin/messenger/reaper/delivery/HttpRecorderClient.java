@@ -16,10 +16,12 @@ import java.util.concurrent.CompletableFuture;
 final class HttpRecorderClient implements RecorderClient {
   private final RecorderOptions options;
   private final HttpClient http;
+  private final DeliveryTracing tracing;
 
-  HttpRecorderClient(RecorderOptions options, HttpClient http) {
+  HttpRecorderClient(RecorderOptions options, HttpClient http, DeliveryTracing tracing) {
     this.options = options;
     this.http = http;
+    this.tracing = tracing;
   }
 
   @Override
@@ -39,7 +41,8 @@ final class HttpRecorderClient implements RecorderClient {
             .header("Idempotency-Key", r.id().toString())
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
-    return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+    return tracing
+        .sendAsync(http, request, r, HttpResponse.BodyHandlers.discarding())
         .handle(
             (response, error) -> {
               if (error != null) {

@@ -17,10 +17,12 @@ final class JibriRecorderClient implements RecorderClient {
 
   private final RecorderOptions options;
   private final HttpClient http;
+  private final DeliveryTracing tracing;
 
-  JibriRecorderClient(RecorderOptions options, HttpClient http) {
+  JibriRecorderClient(RecorderOptions options, HttpClient http, DeliveryTracing tracing) {
     this.options = options;
     this.http = http;
+    this.tracing = tracing;
   }
 
   @Override
@@ -31,7 +33,8 @@ final class JibriRecorderClient implements RecorderClient {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString("{}"))
             .build();
-    return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+    return tracing
+        .sendAsync(http, request, r, HttpResponse.BodyHandlers.discarding())
         .handle(
             (response, error) -> {
               if (error != null) {

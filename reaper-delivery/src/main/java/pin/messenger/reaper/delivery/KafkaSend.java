@@ -1,5 +1,6 @@
 package pin.messenger.reaper.delivery;
 
+import io.opentelemetry.api.trace.Span;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import pin.messenger.reaper.core.ConferenceEndedEvent;
 
 /**
  * The relay's send: one batch of outbox rows as CloudEvents (binary mode) records, every
@@ -51,6 +53,9 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
    */
   static final String TYPE_PREFIX = "pin.messenger.";
 
+  /** The CloudEvents {@code type} of conference-ended.v1, the one type with a published schema. */
+  static final String CONFERENCE_ENDED_TYPE = TYPE_PREFIX + ConferenceEndedEvent.EVENT_TYPE;
+
   /**
    * After this many steps in a row that could not reach the broker, the producer is replaced: a
    * producer can be left in a state it does not recover from by itself (its idempotence session or
@@ -71,6 +76,7 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
   private final long sendTimeoutNanos;
   private final Clock clock;
   private final Reachability broker;
+  private final DeliveryTracing tracing;
   private volatile long stopDeadline;
   private volatile boolean stopping;
   private @Nullable Producer<String, byte[]> producer;
@@ -81,13 +87,15 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
       String source,
       Duration sendTimeout,
       Clock clock,
-      Reachability broker) {
+      Reachability broker,
+      DeliveryTracing tracing) {
     // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.producers = producers;
     this.source = source;
     this.sendTimeoutNanos = sendTimeout.toNanos();
     this.clock = clock;
     this.broker = broker;
+    this.tracing = tracing;
   }
 
   /**
@@ -157,12 +165,15 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
       ack.completeExceptionally(new IllegalStateException("the relay's producer is closed"));
       return ack;
     }
+    // The producer span covers the send up to the broker's answer; its context is in the record.
+    Span span = tracing.startSend(row);
     try {
       // The callback completes ack; the returned future carries the same outcome.
       var unused =
           p.send(
-              record(row),
+              record(row, span),
               (metadata, error) -> {
+                DeliveryTracing.sent(span, metadata, error);
                 if (error != null) {
                   ack.completeExceptionally(error);
                 } else {
@@ -171,6 +182,7 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
               });
     } catch (RuntimeException e) {
       // Thrown rather than reported through the callback (e.g. a closed producer): same handling.
+      DeliveryTracing.failed(span, e);
       ack.completeExceptionally(e);
     }
     return ack;
@@ -258,19 +270,35 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
         || e instanceof SerializationException;
   }
 
-  private ProducerRecord<String, byte[]> record(OutboxRow row) {
+  /**
+   * The record of {@code row}: CloudEvents binary-mode headers, {@code ce_dataschema} for an event
+   * type with a published schema, and the trace context: {@code traceparent} (and {@code
+   * tracestate}) of the producer {@code span}, and {@code ce_traceparent}, the CloudEvents
+   * distributed-tracing extension, naming the context the row was written under, unchanged (only a
+   * valid W3C {@code traceparent} is forwarded). Every header is in docs/contract.
+   */
+  private ProducerRecord<String, byte[]> record(OutboxRow row, Span span) {
     RecordHeaders headers = new RecordHeaders();
     header(headers, "ce_specversion", SPEC_VERSION);
     header(headers, "ce_id", row.id().toString());
-    header(headers, "ce_type", ceType(row.eventType()));
+    String type = ceType(row.eventType());
+    header(headers, "ce_type", type);
     header(headers, "ce_source", source);
     header(headers, "ce_time", DateTimeFormatter.ISO_INSTANT.format(row.occurredAt()));
     if (row.subject() != null) {
       header(headers, "ce_subject", row.subject());
     }
+    if (type.equals(CONFERENCE_ENDED_TYPE)) {
+      header(headers, "ce_dataschema", ConferenceEndedEvent.DATA_SCHEMA);
+    }
     if (row.correlationId() != null) {
       header(headers, "ce_correlationid", row.correlationId());
     }
+    String origin = row.traceParent();
+    if (origin != null && DeliveryTracing.isValid(origin)) {
+      header(headers, "ce_traceparent", origin);
+    }
+    DeliveryTracing.inject(span, (name, value) -> header(headers, name, value));
     header(headers, "content-type", "application/json");
     return new ProducerRecord<>(
         row.topic(), null, row.key(), row.payload().getBytes(StandardCharsets.UTF_8), headers);

@@ -49,13 +49,16 @@ final class LiveKitRecorderClient implements RecorderClient {
 
   private final RecorderOptions options;
   private final HttpClient http;
+  private final DeliveryTracing tracing;
   private final Clock clock;
   private final MACSigner signer;
 
-  LiveKitRecorderClient(RecorderOptions options, HttpClient http, Clock clock) {
+  LiveKitRecorderClient(
+      RecorderOptions options, HttpClient http, Clock clock, DeliveryTracing tracing) {
     this.options = options;
     this.http = http;
     this.clock = clock;
+    this.tracing = tracing;
     try {
       // RecorderOptions checked the secret is set and long enough for HS256.
       this.signer =
@@ -92,7 +95,8 @@ final class LiveKitRecorderClient implements RecorderClient {
       return CompletableFuture.completedFuture(
           SendOutcome.giveUp("cannot sign the LiveKit token: " + SendOutcome.describe(e)));
     }
-    return http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
+    return tracing
+        .sendAsync(http, request, r, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
         .handle(
             (response, error) ->
                 error != null ? RecorderClient.transportError(error) : outcome(response));

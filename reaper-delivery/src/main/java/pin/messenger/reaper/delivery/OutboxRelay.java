@@ -1,5 +1,6 @@
 package pin.messenger.reaper.delivery;
 
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,7 +46,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   static final String CLAIMED_COLUMNS =
       """
       o.id, o.seq, o.topic, o.message_key, o.event_type, o.payload::text AS payload, o.occurred_at,
-      o.correlation_id, o.attempts, o.payload->>'conferenceId' AS subject
+      o.correlation_id, o.attempts, o.payload->>'conferenceId' AS subject, o.trace_parent
       """;
 
   /** The outbox as a leased table. */
@@ -120,6 +121,20 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       RelayOptions options,
       DeliveryObserver observer,
       Clock clock) {
+    this(dataSource, producers, options, observer, clock, OpenTelemetry.noop());
+  }
+
+  /**
+   * As above, with a producer span per record from {@code openTelemetry}, continuing the trace
+   * context stored on its row ({@link DeliveryTracing}); {@link OpenTelemetry#noop()} records none.
+   */
+  public OutboxRelay(
+      DataSource dataSource,
+      Supplier<Producer<String, byte[]>> producers,
+      RelayOptions options,
+      DeliveryObserver observer,
+      Clock clock,
+      OpenTelemetry openTelemetry) {
     this.dataSource = dataSource;
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
@@ -129,7 +144,8 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
             options.source(),
             options.sendTimeout(),
             clock,
-            new Reachability("Kafka broker", clock, options.outageLogInterval(), this.observer));
+            new Reachability("Kafka broker", clock, options.outageLogInterval(), this.observer),
+            new DeliveryTracing(openTelemetry));
     this.delivery =
         new LeasedDelivery<>(
             TABLE,
@@ -268,6 +284,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
         rs.getObject("occurred_at", OffsetDateTime.class).toInstant(),
         rs.getString("correlation_id"),
         rs.getInt("attempts"),
-        rs.getString("subject"));
+        rs.getString("subject"),
+        rs.getString("trace_parent"));
   }
 }

@@ -2,8 +2,13 @@ package pin.messenger.reaper.delivery;
 
 import java.time.Instant;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
-/** A claimed row of {@code messenger.integration_outbox}. */
+/**
+ * A claimed row of {@code messenger.integration_outbox}.
+ *
+ * @param traceParent the W3C {@code traceparent} of the cycle that wrote the row; null if none
+ */
 record OutboxRow(
     UUID id,
     long seq,
@@ -14,5 +19,6 @@ record OutboxRow(
     Instant occurredAt,
     String correlationId,
     int attempts,
-    String subject)
+    String subject,
+    @Nullable String traceParent)
     implements LeasedRow {}

@@ -12,20 +12,25 @@ import org.jspecify.annotations.Nullable;
  * wire format ({@code reaper.recorder.kind}): {@link HttpRecorderClient} (our own API), {@link
  * LiveKitRecorderClient} (LiveKit Egress), {@link JibriRecorderClient} (Jitsi's Jibri). A client
  * never throws: every answer and every transport error is a {@link SendOutcome}; the caller ({@link
- * RecorderCall}) bounds the wait and cancels what is still open.
+ * RecorderCall}) bounds the wait and cancels what is still open. Every call goes out through {@link
+ * DeliveryTracing#sendAsync}: an HTTP client span continuing the request's stored trace context,
+ * and its W3C {@code traceparent} header on the call.
  */
 interface RecorderClient {
 
   /** Sends the stop; completes with what the recorder answered. */
   CompletableFuture<SendOutcome> stop(StopRequest request);
 
-  /** The adapter for {@code options.kind()}. */
-  static RecorderClient of(RecorderOptions options, Clock clock) {
+  /**
+   * The adapter for {@code options.kind()}; every call it makes goes through {@code tracing}'s HTTP
+   * client span and carries its {@code traceparent}.
+   */
+  static RecorderClient of(RecorderOptions options, Clock clock, DeliveryTracing tracing) {
     HttpClient http = httpClient(options);
     return switch (options.kind()) {
-      case HTTP -> new HttpRecorderClient(options, http);
-      case LIVEKIT -> new LiveKitRecorderClient(options, http, clock);
-      case JIBRI -> new JibriRecorderClient(options, http);
+      case HTTP -> new HttpRecorderClient(options, http, tracing);
+      case LIVEKIT -> new LiveKitRecorderClient(options, http, clock, tracing);
+      case JIBRI -> new JibriRecorderClient(options, http, tracing);
     };
   }
 

@@ -1,5 +1,6 @@
 package pin.messenger.reaper.delivery;
 
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -27,7 +28,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
           "gave_up_at",
           "",
           "o.created_at",
-          "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at, o.external_id",
+          "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at, o.external_id,"
+              + " o.trace_parent",
           true,
           RecorderStopDispatcher::read,
           (r, line) -> {
@@ -56,6 +58,19 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
 
   public RecorderStopDispatcher(
       DataSource dataSource, RecorderOptions options, DeliveryObserver observer) {
+    this(dataSource, options, observer, OpenTelemetry.noop());
+  }
+
+  /**
+   * As above, with an HTTP client span per call from {@code openTelemetry}, continuing the trace
+   * context stored on its request ({@link DeliveryTracing}); {@link OpenTelemetry#noop()} records
+   * none.
+   */
+  public RecorderStopDispatcher(
+      DataSource dataSource,
+      RecorderOptions options,
+      DeliveryObserver observer,
+      OpenTelemetry openTelemetry) {
     if (!options.enabled()) {
       throw new IllegalArgumentException(
           "reaper.recorder.base-url is not set (reaper.recorder.kind=http)");
@@ -63,7 +78,10 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     this.dataSource = dataSource;
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
-    this.call = new RecorderCall(options, RecorderClient.of(options, Clock.systemUTC()));
+    this.call =
+        new RecorderCall(
+            options,
+            RecorderClient.of(options, Clock.systemUTC(), new DeliveryTracing(openTelemetry)));
     // Built like OutboxRelay's on purpose: both wire the shared LeasedDelivery from their own
     // options and table; only the sender and the lease owner's prefix differ.
     this.delivery =
@@ -111,6 +129,7 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
         rs.getObject("conference_id", UUID.class),
         rs.getString("reason"),
         rs.getInt("attempts"),
-        rs.getString("external_id"));
+        rs.getString("external_id"),
+        rs.getString("trace_parent"));
   }
 }

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param externalId the media stack's own id of the recording (LiveKit's egress id), copied from
  *     {@code call_recordings.external_id} when the reaper wrote the request; null if it had none
+ * @param traceParent the W3C {@code traceparent} of the cycle that wrote the request; null if none
  */
 record StopRequest(
     UUID id,
@@ -15,5 +16,6 @@ record StopRequest(
     UUID conferenceId,
     String reason,
     int attempts,
-    @Nullable String externalId)
+    @Nullable String externalId,
+    @Nullable String traceParent)
     implements LeasedRow {}

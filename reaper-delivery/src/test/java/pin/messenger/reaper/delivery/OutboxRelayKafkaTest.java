@@ -149,14 +149,47 @@ class OutboxRelayKafkaTest {
         assertThat(event.getSubject()).isEqualTo(room.id.toString());
         assertThat(event.getDataContentType()).isEqualTo("application/json");
         assertThat(event.getExtension("correlationid")).isNotNull();
+        assertThat(event.getDataSchema())
+            .hasToString("https://pin.messenger/schemas/conference-ended.v1.schema.json");
         assertThat(new String(event.getData().toBytes(), StandardCharsets.UTF_8))
             .isEqualTo(payload);
       }
+      // Tracing off on both sides (no trace context at the cycle, a no-op relay): the row has
+      // none, and the record carries no trace header rather than an empty or made-up one.
+      assertThat(rooms.query("SELECT trace_parent FROM messenger.integration_outbox").get(0))
+          .containsEntry("trace_parent", null);
+      assertThat(record.headers().lastHeader("traceparent")).isNull();
+      assertThat(record.headers().lastHeader("tracestate")).isNull();
+      assertThat(record.headers().lastHeader("ce_traceparent")).isNull();
     }
     assertThat(
             rooms.count(
                 "SELECT count(*) FROM messenger.integration_outbox WHERE published_at IS NOT NULL"))
         .isEqualTo(1);
+  }
+
+  @Test
+  void a_row_of_another_writer_with_a_malformed_trace_parent_is_published_without_trace_headers()
+      throws Exception {
+    String key = UUID.randomUUID().toString();
+    UUID id = outboxRow(key, "{\"conferenceId\":\"" + UUID.randomUUID() + "\"}");
+    rooms.exec(
+        "UPDATE messenger.integration_outbox SET trace_parent = 'not-a-traceparent' WHERE id = ?",
+        id);
+
+    try (OutboxRelay relay = relay(broker.getBrokersAsString(), Map.of(), options);
+        KafkaConsumer<String, byte[]> consumer =
+            KafkaTestSupport.consumer(broker.getBrokersAsString(), TOPIC)) {
+      assertThat(relay.relayOnce(asOf).published()).isEqualTo(1);
+
+      ConsumerRecord<String, byte[]> record =
+          KafkaTestSupport.readUntil(consumer, r -> r.key().equals(key), 1, Duration.ofSeconds(20))
+              .get(0);
+      assertThat(record.headers().lastHeader("ce_traceparent")).isNull();
+      assertThat(record.headers().lastHeader("traceparent")).isNull();
+      assertThat(record.headers().lastHeader("ce_id").value())
+          .isEqualTo(id.toString().getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   @Test

@@ -6,9 +6,22 @@ import com.jayway.jsonpath.JsonPath;
 import com.nimbusds.jose.crypto.MACVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -18,10 +31,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import pin.messenger.reaper.core.Cancellation;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.core.TraceContext;
 import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.LiveKitEgressServer;
@@ -57,7 +72,8 @@ class RecorderAdaptersTest extends DatabaseTest {
   RecorderOptions options(RecorderOptions.Kind kind, String liveKitSecret) {
     RecorderOptions d = RecorderOptions.defaults(null);
     return new RecorderOptions(
-        null,
+        // Our own http API: the recording WireServer stands for it as for Jibri.
+        kind == RecorderOptions.Kind.HTTP ? jibri.url() : null,
         d.connectTimeout(),
         Duration.ofMillis(500),
         d.batchSize(),
@@ -84,6 +100,11 @@ class RecorderAdaptersTest extends DatabaseTest {
 
   /** A room with a live recording whose media-stack id is {@code externalId}, closed by a cycle. */
   UUID reapedRecording(@Nullable String externalId) {
+    return reapedRecording(externalId, TraceContext.NONE);
+  }
+
+  /** As {@link #reapedRecording(String)}, by a cycle running under {@code trace}. */
+  UUID reapedRecording(@Nullable String externalId, TraceContext trace) {
     Room room = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(300)));
     UUID recording = rooms.recording(room.id, "Recording", room.startedAt);
     rooms.exec(
@@ -91,7 +112,9 @@ class RecorderAdaptersTest extends DatabaseTest {
     new ConferenceRoomReaper(
             new PostgresReaperStore(db.dataSource()),
             ConferenceRoomReaperOptions.defaults(),
+            Clock.systemUTC(),
             ReaperObserver.NONE,
+            trace,
             List.of())
         .runOnce(asOf, Cancellation.NONE);
     return (UUID) rooms.query("SELECT id FROM messenger.recorder_stop_requests").get(0).get("id");
@@ -99,6 +122,82 @@ class RecorderAdaptersTest extends DatabaseTest {
 
   Map<String, Object> request(UUID id) {
     return rooms.query("SELECT * FROM messenger.recorder_stop_requests WHERE id = ?", id).get(0);
+  }
+
+  @ParameterizedTest
+  @EnumSource(RecorderOptions.Kind.class)
+  void every_adapter_sends_a_traceparent_from_a_client_span_continuing_the_stored_context(
+      RecorderOptions.Kind kind) throws Exception {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
+            .build();
+    // Stands for the reaper cycle's span (made at the edge, reaper-app's ReaperTracing).
+    Span cycle = otel.getTracer("test").spanBuilder("cycle").startSpan();
+    Map<String, String> carrier = new HashMap<>();
+    W3CTraceContextPropagator.getInstance()
+        .inject(Context.root().with(cycle), carrier, (c, k, v) -> c.put(k, v));
+    String stored = carrier.get("traceparent");
+    UUID request = reapedRecording("EG_traced", () -> stored);
+    livekit.egress("EG_traced", "room-traced");
+    cycle.end();
+    assertThat(request(request).get("trace_parent")).isEqualTo(stored);
+
+    RecorderStopDispatcher.StepResult r =
+        new RecorderStopDispatcher(
+                db.dataSource(), options(kind, API_SECRET), DeliveryObserver.NONE, otel)
+            .dispatchOnce(asOf);
+
+    assertThat(r.delivered()).isEqualTo(1);
+    String url;
+    String traceparent;
+    if (kind == RecorderOptions.Kind.LIVEKIT) {
+      LiveKitEgressServer.Call call = livekit.calls().get(0);
+      url = livekit.url() + call.path();
+      traceparent = call.header("traceparent");
+    } else {
+      WireServer.Call call = jibri.calls().get(0);
+      url = jibri.url() + call.path();
+      traceparent = call.header("traceparent");
+    }
+    assertThat(traceparent).isNotNull().isNotEqualTo(stored);
+    SpanContext sent =
+        Span.fromContext(
+                W3CTraceContextPropagator.getInstance()
+                    .extract(Context.root(), traceparent, TraceparentCarrier.GETTER))
+            .getSpanContext();
+    assertThat(sent.isValid()).isTrue();
+    SpanData client =
+        exporter.getFinishedSpanItems().stream()
+            .filter(sp -> sp.getSpanId().equals(sent.getSpanId()))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no exported span has the id " + traceparent));
+    assertThat(client.getKind()).isEqualTo(SpanKind.CLIENT);
+    assertThat(client.getName()).isEqualTo("POST");
+    assertThat(client.getTraceId()).isEqualTo(cycle.getSpanContext().getTraceId());
+    assertThat(client.getParentSpanId()).isEqualTo(cycle.getSpanContext().getSpanId());
+    assertThat(client.getAttributes().get(DeliveryTracing.HTTP_METHOD)).isEqualTo("POST");
+    assertThat(client.getAttributes().get(DeliveryTracing.HTTP_STATUS)).isEqualTo(200L);
+    assertThat(client.getAttributes().get(DeliveryTracing.URL_FULL)).isEqualTo(url);
+  }
+
+  /** The {@code traceparent} value itself as a one-header carrier. */
+  enum TraceparentCarrier implements TextMapGetter<String> {
+    GETTER;
+
+    @Override
+    public Iterable<String> keys(String carrier) {
+      return List.of("traceparent");
+    }
+
+    @Override
+    public String get(String carrier, String key) {
+      return "traceparent".equals(key) ? carrier : null;
+    }
   }
 
   @Test
@@ -259,7 +358,10 @@ class RecorderAdaptersTest extends DatabaseTest {
             call -> {
               assertThat(call.method()).isEqualTo("POST");
               assertThat(call.path()).isEqualTo("/jibri/api/v1.0/stopService");
+              // Tracing off and no stored context: no trace header at all.
+              assertThat(call.header("traceparent")).isNull();
             });
+    assertThat(request(request).get("trace_parent")).isNull();
     assertThat(request(request).get("delivered_at")).isEqualTo(asOf);
   }
 

@@ -2,6 +2,8 @@ package pin.messenger.reaper.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -63,6 +65,13 @@ class ContractSchemaTest {
     assertThat(valid).contains(fromTo[0]);
 
     assertThat(ContractSchema.violations(valid.replace(fromTo[0], fromTo[1]))).isNotEmpty();
+  }
+
+  @Test
+  void the_dataschema_the_relay_sends_is_the_published_schemas_id() throws Exception {
+    JsonNode schema = new ObjectMapper().readTree(ContractSchema.SCHEMA.toFile());
+
+    assertThat(schema.get("$id").asText()).isEqualTo(ConferenceEndedEvent.DATA_SCHEMA);
   }
 
   @Test
