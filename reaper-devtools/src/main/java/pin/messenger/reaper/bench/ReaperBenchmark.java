@@ -15,8 +15,8 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  * Every figure is a median of repeated runs; ratios compare runs of the same process. This class
  * starts the server and its databases and runs the sections in order: {@link IdleCycleBench}
  * ({@code idle}: 1), {@link BacklogBench} ({@code backlog}: 2, 3, 3b), {@link SloBench} ({@code
- * slo}: 4). {@code --only} runs the named sections (to repeat one); the charts go to {@link
- * Charts}.
+ * slo}: 4), {@link HeartbeatBench} ({@code heartbeat}). {@code --only} runs the named sections (to
+ * repeat one); the charts go to {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
@@ -81,6 +81,11 @@ public final class ReaperBenchmark {
       if (sections.has("slo")) {
         new SloBench(quick, ds, report).run();
       }
+      if (sections.has("heartbeat")) {
+        new HeartbeatBench(
+                quick, ds, db -> pg.getJdbcUrl("postgres", db), idle, ref, report, charts)
+            .run();
+      }
       System.out.println("\n" + report);
     }
     return 0;
@@ -88,7 +93,7 @@ public final class ReaperBenchmark {
 
   /** The sections {@code --only a,b} names, or all of them. An unknown name is an error. */
   record Sections(List<String> names) {
-    static final List<String> KNOWN = List.of("idle", "backlog", "slo");
+    static final List<String> KNOWN = List.of("idle", "backlog", "slo", "heartbeat");
 
     static Sections from(List<String> args) {
       int at = args.indexOf("--only");
