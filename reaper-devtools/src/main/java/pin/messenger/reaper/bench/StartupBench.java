@@ -53,7 +53,7 @@ final class StartupBench {
   private enum How {
     PACKED("java -jar (packed jar)"),
     NO_CACHE("bin/reaper, REAPER_CDS=off"),
-    CACHE("bin/reaper (AppCDS / AOT cache)");
+    CACHE("bin/reaper with its cache");
 
     final String label;
 
@@ -310,7 +310,8 @@ final class StartupBench {
       if (reference == 0 && path.jdk() == 17 && path.how() == How.PACKED) {
         reference = ms;
       }
-      String series = "Java " + path.jdk();
+      String series =
+          "Java " + path.jdk() + (path.jdk() >= 25 ? " (cache: AOT)" : " (cache: AppCDS)");
       millis.computeIfAbsent(series, k -> new LinkedHashMap<>()).put(path.how().label, ms);
       rss.computeIfAbsent(series, k -> new LinkedHashMap<>()).put(path.how().label, rssMb);
       List<String> each = s.stream().map(x -> String.format("%,.0f", x.millis())).toList();
