@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Builds the production image from ops/container/Containerfile and proves it against a real PostgreSQL:
-# migrate, a running worker closing due rooms, readiness, a graceful stop on SIGTERM, non-root, read-only root.
+# migrate, a running worker closing due rooms, readiness, a graceful stop on SIGTERM, non-root, read-only root, the
+# start-up cache in use. Twice: on a Java 17 base (AppCDS archive) and, when this machine has a JDK >= 25, on a
+# Java 25 base (AOT cache); then container start to first cycle, alternating, for both.
 #
 #   bash ops/container/test-image.sh [path/to/conference-room-reaper.jar]
 #     default jar: reaper-worker/target/conference-room-reaper.jar (relative to the repository root)
+#   IMAGE_START_ROUNDS=3   rounds of the start-to-first-cycle timing (each image once per round; 0: none)
+#   IMAGE_JDK25=<home>     the JDK >= 25 for the second base (default: the one bin/reaper picks; "none": skip it)
 #
-# No container registry is needed: the base image is bootstrapped from the Debian mirror apt already uses
-# (debootstrap, bookworm, openjdk-17-jre-headless) and imported as localhost/reaper-base:bookworm. Podman keeps its
-# whole store in a temporary directory, removed at the end (~1.5 GB while it runs, a few minutes on 2 cores).
-# Without podman, and no way to install it (needs root and apt-get), it prints "SKIPPED: ..." and exits 0.
+# No container registry is needed: the base images are bootstrapped from the Debian mirror apt already uses
+# (debootstrap, bookworm): localhost/reaper-base:bookworm with openjdk-17-jre-headless, and
+# localhost/reaper-base:bookworm-jdk25 with a runtime jlink'd from the host's JDK >= 25 in /opt/java/openjdk (the
+# whole JDK copied if it has no jlink). Podman keeps its whole store in a temporary directory, removed at the end
+# (~2 GB while it runs, ~4 minutes on 2 cores). Without podman, and no way to install it (needs root and apt-get),
+# it prints "SKIPPED: ..." and exits 0.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,8 +23,10 @@ jar="${1:-reaper-worker/target/conference-room-reaper.jar}"
 [[ "$jar" == /* ]] || jar="$repo/$jar"
 suite=bookworm
 base_image="localhost/reaper-base:$suite"
-image="localhost/conference-room-reaper:test"
+base_image25="localhost/reaper-base:$suite-jdk25"
 name="reaper-image-test-$$"
+start_rounds="${IMAGE_START_ROUNDS:-3}"
+[[ "$start_rounds" =~ ^[0-9]+$ ]] || { echo "test-image: IMAGE_START_ROUNDS must be a number, not '$start_rounds'" >&2; exit 2; }
 due_rooms=5
 grace_seconds=30 # Kubernetes' default terminationGracePeriodSeconds
 
@@ -29,6 +37,7 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 [[ -f "$jar" ]] || die "no jar at $jar (build it first, or pass its path as the first argument)"
+t_script="$(now)"
 
 # --- tools ----------------------------------------------------------------------------------------------------
 missing=()
@@ -116,12 +125,10 @@ show_log() {
   say "container log ($name):"
   sed 's/^/  | /' "$container_log" >&2
 }
+# The container log of a failing image is shown where it fails (prove_image).
 finish() {
   echo "image-test: $passed passed, $failed failed"
-  if ((failed)); then
-    show_log
-    exit 1
-  fi
+  ((failed)) && exit 1
   exit 0
 }
 
@@ -150,7 +157,7 @@ security="$(apt_uri "$suite-security")"
 [[ -n "$mirror" ]] || die "no '$suite' entry in /etc/apt/sources.list(.d): cannot tell which Debian mirror to use"
 
 t_base="$(now)"
-say "bootstrapping $base_image from $mirror (debootstrap minbase + openjdk-17-jre-headless)"
+say "bootstrapping the base images from $mirror (debootstrap minbase; + openjdk-17-jre-headless, + a Java >= 25 runtime)"
 keyring=()
 [[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]] && keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
 debootstrap --variant=minbase "${keyring[@]}" "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
@@ -167,20 +174,70 @@ chmod +x "$rootfs/usr/sbin/policy-rc.d"
 mount -t proc proc "$rootfs/proc"
 mount -t sysfs sysfs "$rootfs/sys"
 # A clean environment in the chroot: this script's TMPDIR (and anything else of the host's) does not exist there.
-chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive /bin/sh -c 'apt-get update -qq && apt-get install -y -qq \
-    --no-install-recommends openjdk-17-jre-headless ca-certificates && apt-get clean && rm -rf /var/lib/apt/lists/*' \
-  >"$work/chroot-install.log" 2>&1 || { tail -n 30 "$work/chroot-install.log" >&2; die "installing Java in the rootfs failed"; }
+in_chroot() {
+  chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive /bin/sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $* \
+      && apt-get clean && rm -rf /var/lib/apt/lists/*" >>"$work/chroot-install.log" 2>&1 ||
+    { tail -n 30 "$work/chroot-install.log" >&2; die "installing $* in the rootfs failed"; }
+}
+import_rootfs() { # import_rootfs <image> [extra --change ...]
+  local target="$1"
+  shift
+  tar -C "$rootfs" --numeric-owner -c . |
+    pm import --change 'ENV LANG=C.UTF-8' "$@" - "$target" >"$work/import.log" 2>&1 ||
+    { cat "$work/import.log" >&2; die "podman import of the rootfs failed"; }
+}
+in_chroot ca-certificates
 umount "$rootfs/sys" "$rootfs/proc"
 rm -f "$rootfs/usr/sbin/policy-rc.d" "$rootfs/etc/resolv.conf"
-tar -C "$rootfs" --numeric-owner -c . |
-  pm import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'ENV LANG=C.UTF-8' - "$base_image" >"$work/import.log" 2>&1 ||
-  { cat "$work/import.log" >&2; die "podman import of the rootfs failed"; }
-rm -rf --one-file-system "$rootfs"
-say "base image ready in $(since "$t_base") s"
 
-# --- 2. the image ---------------------------------------------------------------------------------------------
+# The Java >= 25 base: the same rootfs with a runtime made from this machine's JDK >= 25 (no registry to pull one
+# from): jlink'd to the modules a Spring Boot worker uses (~100 MB), or the whole JDK when it cannot link.
+jdk25="${IMAGE_JDK25:-}"
+if [[ -z "$jdk25" ]]; then
+  java25="$("$repo/bin/reaper" which-java 2>/dev/null || true)"
+  [[ -n "$java25" ]] && jdk25="$(dirname "$(dirname "$(readlink -f "$java25")")")"
+fi
+[[ "$jdk25" == none ]] && jdk25=""
+jdk25_version=""
+if [[ -n "$jdk25" ]]; then
+  jdk25_version="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$jdk25/release" 2>/dev/null || true)"
+  [[ "$jdk25_version" =~ ^[0-9]+$ ]] && ((jdk25_version >= 25)) || jdk25=""
+fi
+if [[ -n "$jdk25" ]]; then
+  runtime="$rootfs/opt/java/openjdk"
+  mkdir -p "$rootfs/opt/java"
+  if [[ -x "$jdk25/bin/jlink" ]] && "$jdk25/bin/jlink" --add-modules \
+      java.se,jdk.unsupported,jdk.management,jdk.crypto.cryptoki,jdk.naming.dns,jdk.zipfs,jdk.charsets,jdk.jfr,jdk.management.jfr,jdk.net \
+      --strip-debug --no-header-files --no-man-pages --output "$runtime" >"$work/jlink.log" 2>&1; then
+    how="jlink'd from $jdk25"
+  else
+    rm -rf "$runtime"
+    cp -a "$jdk25" "$runtime"
+    how="copied from $jdk25 (jlink failed or missing: $(tail -n 1 "$work/jlink.log" 2>/dev/null))"
+  fi
+  import_rootfs "$base_image25" \
+    --change 'ENV PATH=/opt/java/openjdk/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV JAVA_HOME=/opt/java/openjdk'
+  rm -rf "$runtime"
+  say "base image $base_image25: Java $("$jdk25/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p'), $how"
+else
+  say "no JDK >= 25 on this machine (or IMAGE_JDK25=none): only the Java 17 image is tested"
+fi
+
+cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
+chmod +x "$rootfs/usr/sbin/policy-rc.d"
+mount -t proc proc "$rootfs/proc"
+mount -t sysfs sysfs "$rootfs/sys"
+in_chroot openjdk-17-jre-headless
+umount "$rootfs/sys" "$rootfs/proc"
+rm -f "$rootfs/usr/sbin/policy-rc.d" "$rootfs/etc/resolv.conf"
+import_rootfs "$base_image" --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+rm -rf --one-file-system "$rootfs"
+say "base images ready in $(since "$t_base") s"
+
+# --- 2. the images ---------------------------------------------------------------------------------------------
 revision="$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)"
 # -N: the root pom's version, also after the module split (one line, not one per module).
 version="$(cd "$repo" && ./mvnw -q -B -N help:evaluate -Dexpression=project.version -DforceStdout 2>/dev/null || true)"
@@ -191,30 +248,28 @@ source_url="$(git -C "$repo" remote get-url origin 2>/dev/null || echo unknown)"
 context="$work/context"
 mkdir -p "$context"
 cp "$jar" "$context/conference-room-reaper.jar"
-t_build="$(now)"
-say "building $image (version $version, revision $revision)"
-if ! pm build --pull=never --network=host --layers=false -f "$containerfile" \
-    --build-arg BASE_IMAGE="$base_image" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
-    --build-arg SOURCE="$source_url" -t "$image" "$context" >"$work/build.log" 2>&1; then
-  tail -n 60 "$work/build.log" >&2
-  die "image build failed"
+declare -A build_seconds=() image_bytes=() base_bytes=()
+build_image() { # build_image <image> <base image>
+  local image="$1" base="$2" t_build log="$work/build-${1##*:}.log"
+  t_build="$(now)"
+  say "building $image on $base (version $version, revision $revision)"
+  if ! pm build --pull=never --network=host --layers=false -f "$containerfile" \
+      --build-arg BASE_IMAGE="$base" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
+      --build-arg SOURCE="$source_url" -t "$image" "$context" >"$log" 2>&1; then
+    tail -n 60 "$log" >&2
+    die "image build of $image failed"
+  fi
+  build_seconds[$image]="$(since "$t_build")"
+  image_bytes[$image]="$(pm image inspect --format '{{.Size}}' "$image")"
+  base_bytes[$image]="$(pm image inspect --format '{{.Size}}' "$base")"
+  say "$image built in ${build_seconds[$image]} s; $(grep -m 1 -E '^start-up cache for Java [0-9]+:' "$log" || true)"
+}
+images=("localhost/conference-room-reaper:test")
+build_image "${images[0]}" "$base_image"
+if [[ -n "$jdk25" ]]; then
+  images+=("localhost/conference-room-reaper:test-jdk25")
+  build_image "${images[1]}" "$base_image25"
 fi
-build_seconds="$(since "$t_build")"
-say "image built in $build_seconds s"
-image_bytes="$(pm image inspect --format '{{.Size}}' "$image")"
-base_bytes="$(pm image inspect --format '{{.Size}}' "$base_image")"
-
-check "image runs as uid 10001 by default" test "$(pm image inspect --format '{{.Config.User}}' "$image")" = 10001
-check "id -u inside the container is 10001" \
-  test "$(pm run --rm --read-only --network=none --entrypoint id "$image" -u)" = 10001
-check "the revision label is the commit" \
-  test "$(pm image inspect --format '{{index .Labels "org.opencontainers.image.revision"}}' "$image")" = "$revision"
-check "the version label is the project version ($version)" \
-  test "$(pm image inspect --format '{{index .Labels "org.opencontainers.image.version"}}' "$image")" = "$version"
-check "the final image holds no PostgreSQL" pm run --rm --read-only --network=none --entrypoint /bin/sh "$image" \
-  -c 'test ! -e /usr/lib/postgresql && test ! -e /usr/share/postgresql-common && ! command -v postgres'
-check "/app holds the unpacked jar, lib/ and the class-data archive" pm run --rm --read-only --network=none \
-  --entrypoint /bin/sh "$image" -c 'test -s /app/conference-room-reaper.jar && test -d /app/lib && test -s /app/reaper.jsa'
 
 # --- 3. a real PostgreSQL on the host -------------------------------------------------------------------------
 pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
@@ -247,115 +302,201 @@ runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -
   -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $pgdir -c fsync=off" start >/dev/null ||
   { cat "$pgdir/server.log" >&2; die "PostgreSQL did not start"; }
 say "PostgreSQL $("$pgbin/postgres" -V | awk '{print $3}') on 127.0.0.1:$pg_port"
-sql() { "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -c "$1"; }
-
-db=(-e "SPRING_DATASOURCE_URL=jdbc:postgresql://127.0.0.1:$pg_port/postgres" -e SPRING_DATASOURCE_USERNAME=postgres)
+dbname=postgres # each image gets a database of its own, below
+sql() { "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres -d "$dbname" -c "$1"; }
+# The container's database settings, for `read -a`: -e NAME=value pairs.
+db() { printf '%s ' -e "SPRING_DATASOURCE_URL=jdbc:postgresql://127.0.0.1:$pg_port/$dbname" -e SPRING_DATASOURCE_USERNAME=postgres; }
 # How production runs it: read-only root, only /tmp writable, no capabilities, no privilege gain.
 hardened=(--read-only --tmpfs /tmp --network=host --user 10001 --cap-drop=ALL --security-opt=no-new-privileges)
 
-# --- 4. migrate -----------------------------------------------------------------------------------------------
-if pm run --rm "${hardened[@]}" "${db[@]}" "$image" migrate >"$work/migrate.out" 2>"$work/migrate.err"; then
-  pass "migrate exits 0 on a read-only root"
-else
-  fail "migrate exits 0 on a read-only root"
-  sed 's/^/  | /' "$work/migrate.out" "$work/migrate.err" >&2
-fi
-check "migrate created messenger.conference_sessions" \
-  test "$(sql "SELECT to_regclass('messenger.conference_sessions') IS NOT NULL")" = t
-
-# The archive is really used: with -Xshare:on the JVM refuses to start on an archive it cannot map, and every class
-# it loads from the archive's top (application) layer is counted. _JAVA_OPTIONS comes after the command line.
-pm run --rm "${hardened[@]}" "${db[@]}" -e "_JAVA_OPTIONS=-Xshare:on -Xlog:class+load=info:stderr" "$image" migrate \
-  >/dev/null 2>"$work/cds.err" || true
-cds_classes="$(grep -c 'source: shared objects file (top)' "$work/cds.err" || true)"
-check "the class-data archive is used ($cds_classes classes from its application layer)" test "$cds_classes" -gt 1000
-
-# Informational: what the archive buys. Wall time of a start of `run` up to a refreshed context (then it exits),
-# podman's own overhead included, with the archive and with class-data sharing off.
-refresh_time() {
-  local t0
-  t0="$(now)"
-  pm run --rm "${hardened[@]}" "${db[@]}" -e "_JAVA_OPTIONS=-Dspring.context.exit=onRefresh $1" "$image" \
-    run --server.port=0 >/dev/null 2>&1 || { echo "n/a"; return; }
-  since "$t0"
+# Seconds from the container's start (podman's StartedAt) to the first "cycle completed" line in its log.
+first_cycle_after_start() { # first_cycle_after_start <container> <fallback start time>
+  local started_ns started first
+  started_ns="$(pm inspect --format '{{.State.StartedAt.UnixNano}}' "$1" 2>/dev/null || true)"
+  started="$(awk -v n="$started_ns" -v t="$2" 'BEGIN { if (n ~ /^[0-9]+$/ && n > 0) printf "%.3f", n / 1e9; else print t }')"
+  pm logs "$1" >"$work/first-cycle.log" 2>&1 || true
+  first="$(grep -m 1 '"message":"cycle completed"' "$work/first-cycle.log" |
+    sed -n 's/.*"@timestamp":"\([^"]*\)".*/\1/p' || true)"
+  [[ -n "$first" ]] || return 1
+  awk -v a="$started" -v b="$(date -d "$first" +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
 }
-refresh_cds="$(refresh_time -Xshare:auto)"
-refresh_nocds="$(refresh_time -Xshare:off)"
 
-# --- 5. the worker --------------------------------------------------------------------------------------------
-sql "INSERT INTO messenger.conference_sessions
-       (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
-        last_activity_at, updated_at, active_participant_count, peak_participant_count)
-     SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video', 'Active',
-            gen_random_uuid(), now() - interval '21 minutes', now() - interval '20 minutes',
-            now() - interval '10 minutes', now() - interval '10 minutes', 0, 2
-       FROM generate_series(1, $due_rooms);
-     -- Not due: people are in it and were just active. Must stay Active.
-     INSERT INTO messenger.conference_sessions
-       (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
-        last_activity_at, updated_at, active_participant_count, peak_participant_count)
-     VALUES (gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Audio', 'Active',
-             gen_random_uuid(), now() - interval '5 minutes', now() - interval '4 minutes', now(), now(), 2, 2);"
+# --- 4. each image: the static checks, migrate, the cache, the worker, SIGTERM ---------------------------------
+declare -A figures=()
+prove_image() { # prove_image <image>
+  local image="$1" kind cache_file db_env
+  local label="${image##*:}" failed_before="$failed"
+  say "--- $image"
+  dbname=postgres
+  sql "CREATE DATABASE reaper_${label//-/_}"
+  dbname="reaper_${label//-/_}"
+  read -r -a db_env <<<"$(db)"
+  # What the training chose: the @argument file the ENTRYPOINT reads.
+  kind=cds cache_file=/app/reaper.jsa
+  if pm run --rm --read-only --network=none --entrypoint cat "$image" /app/jvm-cache.args | grep -q -- '-XX:AOTCache='; then
+    kind=aot cache_file=/app/reaper.aot
+  fi
 
-t_run="$(now)"
-pm run -d --name "$name" "${hardened[@]}" "${db[@]}" "$image" \
-  run --reaper.polling-interval=2s --server.port="$http_port" >/dev/null
-started_ns="$(pm inspect --format '{{.State.StartedAt.UnixNano}}' "$name" 2>/dev/null || true)"
-started="$(awk -v n="$started_ns" -v t="$t_run" 'BEGIN { if (n ~ /^[0-9]+$/ && n > 0) printf "%.3f", n / 1e9; else print t }')"
+  check "[$label] image runs as uid 10001 by default" test "$(pm image inspect --format '{{.Config.User}}' "$image")" = 10001
+  check "[$label] id -u inside the container is 10001" \
+    test "$(pm run --rm --read-only --network=none --entrypoint id "$image" -u)" = 10001
+  check "[$label] the revision label is the commit" \
+    test "$(pm image inspect --format '{{index .Labels "org.opencontainers.image.revision"}}' "$image")" = "$revision"
+  check "[$label] the version label is the project version ($version)" \
+    test "$(pm image inspect --format '{{index .Labels "org.opencontainers.image.version"}}' "$image")" = "$version"
+  check "[$label] the final image holds no PostgreSQL" pm run --rm --read-only --network=none --entrypoint /bin/sh "$image" \
+    -c 'test ! -e /usr/lib/postgresql && test ! -e /usr/share/postgresql-common && ! command -v postgres'
+  check "[$label] /app holds the unpacked jar, lib/ and the start-up cache $cache_file" pm run --rm --read-only \
+    --network=none --entrypoint /bin/sh "$image" \
+    -c "test -s /app/conference-room-reaper.jar && test -d /app/lib && test -s $cache_file"
+  if [[ "$label" == *jdk25 ]]; then
+    check "[$label] a Java >= 25 base gets the AOT cache ($kind)" test "$kind" = aot
+  fi
 
-ended=0
-for _ in $(seq 1 60); do
-  ended="$(sql "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended' AND end_reason IS NOT NULL")"
-  [[ "$ended" -ge "$due_rooms" ]] && break
-  [[ "$(pm inspect --format '{{.State.Running}}' "$name")" == true ]] || break
-  sleep 1
+  if pm run --rm "${hardened[@]}" "${db_env[@]}" "$image" migrate >"$work/migrate.out" 2>"$work/migrate.err"; then
+    pass "[$label] migrate exits 0 on a read-only root"
+  else
+    fail "[$label] migrate exits 0 on a read-only root"
+    sed 's/^/  | /' "$work/migrate.out" "$work/migrate.err" >&2
+  fi
+  check "[$label] migrate created messenger.conference_sessions" \
+    test "$(sql "SELECT to_regclass('messenger.conference_sessions') IS NOT NULL")" = t
+
+  # The cache is really used: -Xshare:on (AppCDS) or -XX:AOTMode=on (AOT cache) make the JVM refuse to start on a
+  # cache it cannot map, and every application class it loads from the cache is counted. _JAVA_OPTIONS comes after
+  # the command line.
+  local strict=-Xshare:on
+  [[ "$kind" == aot ]] && strict=-XX:AOTMode=on
+  pm run --rm "${hardened[@]}" "${db_env[@]}" -e "_JAVA_OPTIONS=$strict -Xlog:class+load=info:stderr" "$image" \
+    migrate >/dev/null 2>"$work/cds.err" || true
+  local cached
+  cached="$(grep -cE '\] (org\.springframework|pin\.messenger)\.[^ ]* source: shared objects file' "$work/cds.err" || true)"
+  check "[$label] the start-up cache ($kind) is used: $cached Spring and reaper classes from it" test "$cached" -gt 1000
+
+  # Informational: what the cache buys. Wall time of a start of `run` up to a refreshed context (then it exits),
+  # podman's own overhead included, with the cache and with it off.
+  local off=-Xshare:off
+  [[ "$kind" == aot ]] && off=-XX:AOTMode=off
+  refresh_time() {
+    local t0
+    t0="$(now)"
+    pm run --rm "${hardened[@]}" "${db_env[@]}" -e "_JAVA_OPTIONS=-Dspring.context.exit=onRefresh $1" "$image" \
+      run --server.port=0 >/dev/null 2>&1 || { echo "n/a"; return; }
+    since "$t0"
+  }
+  local refresh_cache refresh_off
+  refresh_cache="$(refresh_time "")"
+  refresh_off="$(refresh_time "$off")"
+
+  sql "INSERT INTO messenger.conference_sessions
+         (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
+          last_activity_at, updated_at, active_participant_count, peak_participant_count)
+       SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video', 'Active',
+              gen_random_uuid(), now() - interval '21 minutes', now() - interval '20 minutes',
+              now() - interval '10 minutes', now() - interval '10 minutes', 0, 2
+         FROM generate_series(1, $due_rooms);
+       -- Not due: people are in it and were just active. Must stay Active.
+       INSERT INTO messenger.conference_sessions
+         (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
+          last_activity_at, updated_at, active_participant_count, peak_participant_count)
+       VALUES (gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Audio', 'Active',
+               gen_random_uuid(), now() - interval '5 minutes', now() - interval '4 minutes', now(), now(), 2, 2);"
+
+  local t_run ended=0
+  t_run="$(now)"
+  pm run -d --name "$name" "${hardened[@]}" "${db_env[@]}" "$image" \
+    run --reaper.polling-interval=2s --server.port="$http_port" >/dev/null
+  for _ in $(seq 1 60); do
+    ended="$(sql "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Ended' AND end_reason IS NOT NULL")"
+    [[ "$ended" -ge "$due_rooms" ]] && break
+    [[ "$(pm inspect --format '{{.State.Running}}' "$name")" == true ]] || break
+    sleep 1
+  done
+  check "[$label] the $due_rooms due rooms are Ended ($ended)" test "$ended" -eq "$due_rooms"
+  check "[$label] the occupied room is still Active" \
+    test "$(sql "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'")" -eq 1
+  check "[$label] an integration event per closed room is in the outbox" \
+    test "$(sql "SELECT count(*) FROM messenger.integration_outbox")" -eq "$due_rooms"
+
+  local ready=""
+  for _ in $(seq 1 20); do
+    ready="$(curl -fsS --max-time 2 "http://127.0.0.1:$http_port/actuator/health/readiness" 2>/dev/null || true)"
+    [[ "$ready" == *'"UP"'* ]] && break
+    sleep 0.5
+  done
+  check "[$label] readiness answers UP ($ready)" grep -q '"status":"UP"' <<<"$ready"
+
+  local first_cycle_seconds
+  if first_cycle_seconds="$(first_cycle_after_start "$name" "$t_run")"; then
+    pass "[$label] first 'cycle completed' ${first_cycle_seconds} s after the container started"
+  else
+    first_cycle_seconds="n/a"
+    fail "[$label] a 'cycle completed' log line"
+  fi
+  snapshot_log
+  local started_line
+  started_line="$(grep -m 1 -o '"message":"Started [^"]*"' "$container_log" || true)"
+
+  local t_stop stop_seconds exit_code running
+  t_stop="$(now)"
+  pm kill --signal TERM "$name" >/dev/null
+  timeout "$((grace_seconds + 5))" podman "${pm_args[@]}" wait "$name" >/dev/null 2>&1 || true
+  stop_seconds="$(since "$t_stop")"
+  exit_code="$(pm inspect --format '{{.State.ExitCode}}' "$name")"
+  running="$(pm inspect --format '{{.State.Running}}' "$name")"
+  check "[$label] stopped ${stop_seconds} s after SIGTERM, within the ${grace_seconds} s grace period" \
+    awk -v s="$stop_seconds" -v g="$grace_seconds" -v r="$running" 'BEGIN { exit !(r == "false" && s < g) }'
+  # The JVM ends a SIGTERM-initiated shutdown with 128 + 15 once its shutdown hooks (Spring's context close) are done.
+  check "[$label] exit code after SIGTERM is 143 ($exit_code)" test "$exit_code" = 143
+  snapshot_log
+  check "[$label] the log shows the graceful stop ('reaper loop stopped')" log_has '"message":"reaper loop stopped"'
+  check "[$label] no cycle had to be interrupted on the way down" log_lacks 'cycle did not stop in time'
+  if ((failed > failed_before)); then
+    show_log
+  fi
+  pm rm -f -t 0 "$name" >/dev/null 2>&1 || true
+
+  mb() { awk -v b="$1" 'BEGIN { printf "%.0f MB", b / 1e6 }'; }
+  figures[$image]="image $(mb "${image_bytes[$image]}") (base $(mb "${base_bytes[$image]}")); build ${build_seconds[$image]} s;
+    start-up cache $kind; start to first 'cycle completed' ${first_cycle_seconds} s;
+    start to a refreshed context ${refresh_cache} s with the cache, ${refresh_off} s without;
+    stop after SIGTERM ${stop_seconds} s (exit $exit_code); ${started_line#\"message\":}"
+}
+for image in "${images[@]}"; do prove_image "$image"; done
+
+# --- 5. container start to first cycle, alternating ----------------------------------------------------------------
+# Each round starts every image once (order alternating), on its own database, and times podman's StartedAt to the
+# first "cycle completed" log line; the container is then stopped with SIGTERM.
+declare -A start_times=()
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+for round in $(seq 1 "$start_rounds"); do
+  order=("${images[@]}")
+  if ((round % 2 == 0)); then order=($(printf '%s\n' "${images[@]}" | tac)); fi
+  for image in "${order[@]}"; do
+    label="${image##*:}"
+    dbname="reaper_${label//-/_}"
+    read -r -a db_env <<<"$(db)"
+    t_run="$(now)"
+    pm run -d --name "$name" "${hardened[@]}" "${db_env[@]}" "$image" run --server.port=0 >/dev/null
+    s=""
+    for _ in $(seq 1 300); do
+      if s="$(first_cycle_after_start "$name" "$t_run")"; then break; fi
+      sleep 0.2
+    done
+    pm rm -f -t 10 "$name" >/dev/null 2>&1 || true
+    [[ -n "$s" ]] || { fail "[$label] round $round: no 'cycle completed' within a minute"; continue; }
+    start_times[$image]+="$s "
+  done
 done
-check "the $due_rooms due rooms are Ended ($ended)" test "$ended" -eq "$due_rooms"
-check "the occupied room is still Active" \
-  test "$(sql "SELECT count(*) FROM messenger.conference_sessions WHERE status = 'Active'")" -eq 1
-check "an integration event per closed room is in the outbox" \
-  test "$(sql "SELECT count(*) FROM messenger.integration_outbox")" -eq "$due_rooms"
-
-ready=""
-for _ in $(seq 1 20); do
-  ready="$(curl -fsS --max-time 2 "http://127.0.0.1:$http_port/actuator/health/readiness" 2>/dev/null || true)"
-  [[ "$ready" == *'"UP"'* ]] && break
-  sleep 0.5
-done
-check "readiness answers UP ($ready)" grep -q '"status":"UP"' <<<"$ready"
-
-snapshot_log
-first_cycle="$(grep -m 1 '"message":"cycle completed"' "$container_log" |
-  sed -n 's/.*"@timestamp":"\([^"]*\)".*/\1/p' || true)"
-if [[ -n "$first_cycle" ]]; then
-  first_cycle_seconds="$(awk -v a="$started" -v b="$(date -d "$first_cycle" +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
-  pass "first 'cycle completed' ${first_cycle_seconds} s after the container started"
-else
-  first_cycle_seconds="n/a"
-  fail "a 'cycle completed' log line"
-fi
-started_line="$(grep -m 1 -o '"message":"Started [^"]*"' "$container_log" || true)"
-
-# --- 6. SIGTERM -----------------------------------------------------------------------------------------------
-t_stop="$(now)"
-pm kill --signal TERM "$name" >/dev/null
-timeout "$((grace_seconds + 5))" podman "${pm_args[@]}" wait "$name" >/dev/null 2>&1 || true
-stop_seconds="$(since "$t_stop")"
-exit_code="$(pm inspect --format '{{.State.ExitCode}}' "$name")"
-running="$(pm inspect --format '{{.State.Running}}' "$name")"
-check "stopped ${stop_seconds} s after SIGTERM, within the ${grace_seconds} s grace period" \
-  awk -v s="$stop_seconds" -v g="$grace_seconds" -v r="$running" 'BEGIN { exit !(r == "false" && s < g) }'
-# The JVM ends a SIGTERM-initiated shutdown with 128 + 15 once its shutdown hooks (Spring's context close) are done.
-check "exit code after SIGTERM is 143 ($exit_code)" test "$exit_code" = 143
-snapshot_log
-check "the log shows the graceful stop ('reaper loop stopped')" log_has '"message":"reaper loop stopped"'
-check "no cycle had to be interrupted on the way down" log_lacks 'cycle did not stop in time'
 
 # --- figures --------------------------------------------------------------------------------------------------
-mb() { awk -v b="$1" 'BEGIN { printf "%.0f MB", b / 1e6 }'; }
-say "figures: image $(mb "$image_bytes") ($image_bytes bytes; base $(mb "$base_bytes"));" \
-  "build ${build_seconds} s (base bootstrap not included);" \
-  "start to first 'cycle completed' ${first_cycle_seconds} s;" \
-  "start to a refreshed context ${refresh_cds} s with the archive, ${refresh_nocds} s without;" \
-  "stop after SIGTERM ${stop_seconds} s (exit $exit_code); ${started_line#\"message\":}"
+for image in "${images[@]}"; do
+  say "figures [$image]: ${figures[$image]}"
+  if ((start_rounds)); then
+    # shellcheck disable=SC2086
+    say "  container start to first 'cycle completed', $start_rounds rounds: ${start_times[$image]:-none}s," \
+      "median $(median ${start_times[$image]:-}) s"
+  fi
+done
+say "whole script $(since "$t_script") s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 finish

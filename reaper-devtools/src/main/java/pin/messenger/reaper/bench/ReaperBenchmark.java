@@ -10,13 +10,14 @@ import java.util.Map;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * {@code bin/reaper bench [--quick] [--only idle,backlog,slo] [--charts <dir> | --no-charts]}: the
- * reaper against the raw-SQL floor on its own schema, in one run on a fresh embedded PostgreSQL.
- * Every figure is a median of repeated runs; ratios compare runs of the same process. This class
- * starts the server and its databases and runs the sections in order: {@link IdleCycleBench}
- * ({@code idle}: 1), {@link BacklogBench} ({@code backlog}: 2, 3, 3b), {@link SloBench} ({@code
- * slo}: 4), {@link HeartbeatBench} ({@code heartbeat}). {@code --only} runs the named sections (to
- * repeat one); the charts go to {@link Charts}.
+ * {@code bin/reaper bench [--quick] [--only <sections>] [--charts <dir> | --no-charts]}: the reaper
+ * against the raw-SQL floor on its own schema, in one run on a fresh embedded PostgreSQL. Every
+ * figure is a median of repeated runs; ratios compare runs of the same process. This class starts
+ * the server and its databases and runs the sections in the order of {@link Sections#KNOWN}: {@link
+ * IdleCycleBench} ({@code idle}: 1), {@link BacklogBench} ({@code backlog}: 2, 3, 3b), {@link
+ * SloBench} ({@code slo}: 4), {@link HeartbeatBench} ({@code heartbeat}), {@link StartupBench}
+ * ({@code startup}: 6). {@code --only} runs the named sections (to repeat one); the charts go to
+ * {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
@@ -86,6 +87,9 @@ public final class ReaperBenchmark {
                 quick, ds, db -> pg.getJdbcUrl("postgres", db), idle, ref, report, charts)
             .run();
       }
+      if (sections.has("startup")) {
+        new StartupBench(quick, pg.getJdbcUrl("postgres", "startup"), ds, report, charts).run();
+      }
       System.out.println("\n" + report);
     }
     return 0;
@@ -93,7 +97,7 @@ public final class ReaperBenchmark {
 
   /** The sections {@code --only a,b} names, or all of them. An unknown name is an error. */
   record Sections(List<String> names) {
-    static final List<String> KNOWN = List.of("idle", "backlog", "slo", "heartbeat");
+    static final List<String> KNOWN = List.of("idle", "backlog", "slo", "heartbeat", "startup");
 
     static Sections from(List<String> args) {
       int at = args.indexOf("--only");

@@ -2,6 +2,8 @@ package pin.messenger.reaper.dev;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,10 +14,17 @@ import pin.messenger.reaper.app.ReaperCli;
 
 /**
  * {@code train-archive --jar J --log L -- <java and its options>}: one training start of jar J's
- * {@code run} up to a refreshed context, against a throwaway embedded PostgreSQL, in a clean
- * environment and a scratch working directory, so that the class-data (or AOT) archive named in the
- * options is written and no configured database, broker or media stack is ever touched. The
+ * {@code run} up to its first completed cycle, against a throwaway embedded PostgreSQL, in a clean
+ * environment and a scratch working directory, so that the class-data archive or AOT cache named in
+ * the options is written and no configured database, broker or media stack is ever touched. The
  * production jar cannot start without a database, hence this helper.
+ *
+ * <p>The worker is stopped with SIGTERM once its log shows {@code cycle completed}; the JVM writes
+ * the archive (or, on Java 25, records and assembles the AOT cache) on its way out. Training
+ * through the first cycle, rather than only to a refreshed context, also caches the classes (and,
+ * for the AOT cache, the method profiles) of the claim statements, the JDBC driver's result
+ * handling and the JSON log encoding, which a restarted worker needs before its first cycle is
+ * done.
  */
 final class TrainArchive {
   private TrainArchive() {}
@@ -37,9 +46,7 @@ final class TrainArchive {
             .setCleanDataDirectory(true)
             .start()) {
       List<String> command = new ArrayList<>(java);
-      command.addAll(
-          List.of(
-              "-Dspring.context.exit=onRefresh", "-jar", jar.toString(), "run", "--server.port=0"));
+      command.addAll(List.of("-jar", jar.toString(), "run", "--server.port=0"));
       ProcessBuilder pb =
           new ProcessBuilder(command)
               .directory(scratch.toFile())
@@ -57,16 +64,44 @@ final class TrainArchive {
       env.put("SPRING_DATASOURCE_URL", postgres.getJdbcUrl("postgres", "postgres"));
       env.put("SPRING_DATASOURCE_USERNAME", "postgres");
       Process p = pb.start();
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (p.isAlive() && !firstCycleLogged(log)) {
+        if (System.nanoTime() > deadline) {
+          p.destroyForcibly();
+          System.err.println(
+              "train-archive: no completed cycle within 5 minutes of the training start; see "
+                  + log);
+          return 1;
+        }
+        Thread.sleep(100);
+      }
+      if (!p.isAlive()) {
+        System.err.println(
+            "train-archive: the training start ended (exit "
+                + p.exitValue()
+                + ") before its first cycle; see "
+                + log);
+        return 1;
+      }
+      p.destroy(); // SIGTERM: a graceful stop, during which the archive or cache is written
       if (!p.waitFor(5, TimeUnit.MINUTES)) {
         p.destroyForcibly();
         System.err.println(
-            "train-archive: the training start did not end within 5 minutes; see " + log);
+            "train-archive: the training start did not stop within 5 minutes; see " + log);
         return 1;
       }
-      return p.exitValue();
+      // 143 = 128 + SIGTERM: the JVM's exit status after a signal-initiated shutdown.
+      int exit = p.exitValue();
+      return exit == 143 ? 0 : exit;
     } finally {
       deleteTree(scratch.toFile());
     }
+  }
+
+  private static boolean firstCycleLogged(Path log) throws IOException {
+    return Files.isRegularFile(log)
+        && Files.readString(log, StandardCharsets.ISO_8859_1)
+            .contains("\"message\":\"cycle completed\"");
   }
 
   private static String value(List<String> args, String name) {
