@@ -218,7 +218,7 @@ final class ShippedDrainBench {
    * connection stays open, so it can be copied).
    */
   private void template() throws SQLException {
-    admin("DROP DATABASE IF EXISTS " + TEMPLATE);
+    admin("DROP DATABASE IF EXISTS " + TEMPLATE + " WITH (FORCE)");
     admin("CREATE DATABASE " + TEMPLATE);
     DataSource ds = dataSource(TEMPLATE);
     SchemaMigrations.migrate(ds);
@@ -230,7 +230,8 @@ final class ShippedDrainBench {
   }
 
   private void copy(String name) throws SQLException {
-    admin("DROP DATABASE IF EXISTS " + name);
+    // FORCE: the backend of a worker just stopped may not have noticed its client is gone yet.
+    admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     admin("CREATE DATABASE " + name + " TEMPLATE " + TEMPLATE);
   }
 
