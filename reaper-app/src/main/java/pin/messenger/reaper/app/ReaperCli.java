@@ -18,6 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
+import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
 
 /**
  * The worker's commands. Spring-style {@code --reaper.x=y} options pass through to the application.
@@ -260,6 +261,8 @@ public final class ReaperCli {
     } finally {
       done.countDown();
     }
+    // The document is the last line: every log line queued before it is written first.
+    QueuedConsoleAppender.flushAll();
     System.out.println(json);
     return code;
   }
@@ -282,6 +285,8 @@ public final class ReaperCli {
       json = CliJson.write(new MigrateDocument(false, null, describe(e)));
       code = 1;
     }
+    // The document is the last line: every log line queued before it is written first.
+    QueuedConsoleAppender.flushAll();
     System.out.println(json);
     return code;
   }

@@ -11,6 +11,7 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.store.Diagnostics;
 import pin.messenger.reaper.store.PostgresReaperStore;
+import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
 
 /**
  * {@code bin/reaper status [--json]} and {@code bin/reaper explain <conferenceId> [--json]}:
@@ -95,6 +96,8 @@ final class StatusCommand {
     } catch (Exception e) {
       output = new Output(1, CliJson.error(e));
     } finally {
+      // The log lines still queued go to stderr too, before stdout is the document's again.
+      QueuedConsoleAppender.flushAll();
       System.setOut(document);
     }
     document.println(output.text());

@@ -3,6 +3,8 @@ package pin.messenger.reaper.bench;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -94,7 +96,38 @@ final class BenchData {
           FROM generate_series(1, %d) AS i
         """
             .formatted(n));
-    exec(
+    for (String sql : fill("bench_backlog")) {
+      exec(sql);
+    }
+    exec("VACUUM ANALYZE messenger.conference_sessions");
+    exec("ANALYZE messenger.conference_participants");
+    exec("ANALYZE messenger.call_recordings");
+  }
+
+  /**
+   * The same backlog as {@link #backlog} for a database a worker is reaping: the statements of one
+   * transaction (the rooms become due with their rosters and recordings at its commit), without
+   * removing anything first.
+   */
+  static List<String> backlogInOneTransaction(int n) {
+    List<String> sql = new ArrayList<>();
+    sql.add(
+        """
+        CREATE TEMP TABLE next_backlog ON COMMIT DROP AS
+        SELECT gen_random_uuid() AS id, gen_random_uuid() AS chat_id, i
+          FROM generate_series(1, %d) AS i
+        """
+            .formatted(n));
+    sql.addAll(fill("next_backlog"));
+    return sql;
+  }
+
+  /**
+   * The backlog's rooms (due empty rooms), 3 roster rows each and a live recording for every 10th,
+   * for the ids in {@code table}.
+   */
+  private static List<String> fill(String table) {
+    return List.of(
         """
         INSERT INTO messenger.conference_sessions
           (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at, started_at,
@@ -102,22 +135,20 @@ final class BenchData {
         SELECT b.id, b.chat_id, gen_random_uuid(), gen_random_uuid(), 'Video', 'Active', gen_random_uuid(),
                now() - interval '2 hours', now() - interval '110 minutes',
                now() - interval '10 minutes' - b.i * interval '1 millisecond', now(), 0, 3
-          FROM bench_backlog b
-        """);
-    exec(
+          FROM %s b
+        """
+            .formatted(table),
         """
         INSERT INTO messenger.conference_participants (conference_id, user_id, joined_at, left_at)
         SELECT b.id, gen_random_uuid(), now() - interval '100 minutes', now() - interval '10 minutes'
-          FROM bench_backlog b, generate_series(1, 3)
-        """);
-    exec(
+          FROM %s b, generate_series(1, 3)
+        """
+            .formatted(table),
         """
         INSERT INTO messenger.call_recordings (id, conference_id, status, created_at, updated_at)
         SELECT gen_random_uuid(), b.id, 'Recording', now() - interval '100 minutes', now()
-          FROM bench_backlog b WHERE b.i % 10 = 0
-        """);
-    exec("VACUUM ANALYZE messenger.conference_sessions");
-    exec("ANALYZE messenger.conference_participants");
-    exec("ANALYZE messenger.call_recordings");
+          FROM %s b WHERE b.i %% 10 = 0
+        """
+            .formatted(table));
   }
 }

@@ -15,9 +15,10 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  * figure is a median of repeated runs; ratios compare runs of the same process. This class starts
  * the server and its databases and runs the sections in the order of {@link Sections#KNOWN}: {@link
  * IdleCycleBench} ({@code idle}: 1), {@link BacklogBench} ({@code backlog}: 2, 3, 3b), {@link
- * SloBench} ({@code slo}: 4), {@link HeartbeatBench} ({@code heartbeat}), {@link StartupBench}
- * ({@code startup}: 6). {@code --only} runs the named sections (to repeat one); the charts go to
- * {@link Charts}.
+ * ShippedDrainBench} ({@code shipped-drain}: 2s, the production jar as a child process, the only
+ * drain section that measures the worker as it ships), {@link SloBench} ({@code slo}: 4), {@link
+ * HeartbeatBench} ({@code heartbeat}), {@link StartupBench} ({@code startup}: 6). {@code --only}
+ * runs the named sections (to repeat one); the charts go to {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
@@ -27,7 +28,9 @@ public final class ReaperBenchmark {
     Sections sections = Sections.from(args);
     // The charts are drawn off-screen.
     System.setProperty("java.awt.headless", "true");
-    // Only the figures: the embedded server and the pool are chatty at INFO.
+    // Only the figures: the embedded server and the pool are chatty at INFO. This is the bench's
+    // own JVM: the in-process sections (2, 3, 3b) measure the reaper with its logging off;
+    // shipped-drain runs the production jar in child processes at their default level.
     ((ch.qos.logback.classic.Logger)
             org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
@@ -79,6 +82,9 @@ public final class ReaperBenchmark {
         backlog.defaultCycle();
         backlog.drainMode();
       }
+      if (sections.has("shipped-drain")) {
+        new ShippedDrainBench(quick, db -> pg.getJdbcUrl("postgres", db), report, charts).run();
+      }
       if (sections.has("slo")) {
         new SloBench(quick, ds, report).run();
       }
@@ -97,7 +103,8 @@ public final class ReaperBenchmark {
 
   /** The sections {@code --only a,b} names, or all of them. An unknown name is an error. */
   record Sections(List<String> names) {
-    static final List<String> KNOWN = List.of("idle", "backlog", "slo", "heartbeat", "startup");
+    static final List<String> KNOWN =
+        List.of("idle", "backlog", "shipped-drain", "slo", "heartbeat", "startup");
 
     static Sections from(List<String> args) {
       int at = args.indexOf("--only");
