@@ -10,15 +10,17 @@ import java.util.Map;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * {@code bin/reaper bench [--quick] [--only <sections>] [--charts <dir> | --no-charts]}: the reaper
- * against the raw-SQL floor on its own schema, in one run on a fresh embedded PostgreSQL. Every
- * figure is a median of repeated runs; ratios compare runs of the same process. This class starts
- * the server and its databases and runs the sections in the order of {@link Sections#KNOWN}: {@link
- * IdleCycleBench} ({@code idle}: 1), {@link BacklogBench} ({@code backlog}: 2, 3, 3b), {@link
- * ShippedDrainBench} ({@code shipped-drain}: 2s, the production jar as a child process, the only
- * drain section that measures the worker as it ships), {@link SloBench} ({@code slo}: 4), {@link
- * HeartbeatBench} ({@code heartbeat}), {@link StartupBench} ({@code startup}: 6). {@code --only}
- * runs the named sections (to repeat one); the charts go to {@link Charts}.
+ * {@code bin/reaper bench [--quick] [--only <sections>] [--charts <dir> | --no-charts]
+ * [--worker-jar <path>]}: the reaper against the raw-SQL floor on its own schema, in one run on a
+ * fresh embedded PostgreSQL. Every figure is a median of repeated runs; ratios compare runs of the
+ * same process. This class starts the server and its databases and runs the sections in the order
+ * of {@link Sections#KNOWN}: {@link IdleCycleBench} ({@code idle}: 1), {@link BacklogBench} ({@code
+ * backlog}: 2, 3, 3b), {@link ShippedDrainBench} ({@code shipped-drain}: 2s, the production jar as
+ * a child process, the only drain section that measures the worker as it ships), {@link SloBench}
+ * ({@code slo}: 4), {@link HeartbeatBench} ({@code heartbeat}), {@link StartupBench} ({@code
+ * startup}: 6), {@link RunnerLimitBench} ({@code limit}: the production jar as a child process on
+ * an embedded server of its own; {@code --worker-jar <path>}). {@code --only} runs the named
+ * sections (to repeat one); the charts go to {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
@@ -26,6 +28,8 @@ public final class ReaperBenchmark {
   public static int run(List<String> args) throws Exception {
     boolean quick = args.contains("--quick");
     Sections sections = Sections.from(args);
+    // Before anything runs: a missing production jar fails now, not after the other sections.
+    Path workerJar = sections.has("limit") ? WorkerProcess.jar(args) : Path.of(".");
     // The charts are drawn off-screen.
     System.setProperty("java.awt.headless", "true");
     // Only the figures: the embedded server and the pool are chatty at INFO. This is the bench's
@@ -96,6 +100,9 @@ public final class ReaperBenchmark {
       if (sections.has("startup")) {
         new StartupBench(quick, pg.getJdbcUrl("postgres", "startup"), ds, report, charts).run();
       }
+      if (sections.has("limit")) {
+        new RunnerLimitBench(quick, workerJar, report, charts).run();
+      }
       System.out.println("\n" + report);
     }
     return 0;
@@ -104,7 +111,7 @@ public final class ReaperBenchmark {
   /** The sections {@code --only a,b} names, or all of them. An unknown name is an error. */
   record Sections(List<String> names) {
     static final List<String> KNOWN =
-        List.of("idle", "backlog", "shipped-drain", "slo", "heartbeat", "startup");
+        List.of("idle", "backlog", "shipped-drain", "slo", "heartbeat", "startup", "limit");
 
     static Sections from(List<String> args) {
       int at = args.indexOf("--only");
