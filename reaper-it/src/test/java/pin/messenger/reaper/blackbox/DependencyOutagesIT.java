@@ -424,13 +424,22 @@ class DependencyOutagesIT {
   /** Live recordings on fresh overdue rooms, so closes produce recorder stop requests. */
   static void seedRecordings(ReliabilityHarness h, int n) {
     Instant now = Instant.now();
+    // The rooms become due only once their recordings exist: a room inserted due could be closed
+    // by a cycle before its recording was written, leaving no stop request to deliver.
     List<Rooms.Room> rooms = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      rooms.add(Rooms.emptyActive(now.minusSeconds(120 + i)));
+      rooms.add(Rooms.occupied(now.plusSeconds(3600), 1));
     }
     h.rooms.insertAll(rooms);
     for (Rooms.Room r : rooms) {
       h.rooms.recording(r.id, "Recording", now.minusSeconds(3600));
+    }
+    for (int i = 0; i < n; i++) {
+      h.rooms.exec(
+          "UPDATE messenger.conference_sessions SET active_participant_count = 0,"
+              + " last_activity_at = ? WHERE id = ?",
+          Rooms.ts(now.minusSeconds(120 + i)),
+          rooms.get(i).id);
     }
   }
 
