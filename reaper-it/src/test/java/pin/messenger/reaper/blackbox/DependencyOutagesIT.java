@@ -428,7 +428,10 @@ class DependencyOutagesIT {
     // by a cycle before its recording was written, leaving no stop request to deliver.
     List<Rooms.Room> rooms = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      rooms.add(Rooms.occupied(now.plusSeconds(3600), 1));
+      Rooms.Room notYetDue = Rooms.emptyActive(now.minusSeconds(120 + i));
+      notYetDue.lastActivityAt = now.plusSeconds(3600);
+      notYetDue.activeParticipants = 1;
+      rooms.add(notYetDue);
     }
     h.rooms.insertAll(rooms);
     for (Rooms.Room r : rooms) {

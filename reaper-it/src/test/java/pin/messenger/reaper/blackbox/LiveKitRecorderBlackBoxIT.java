@@ -94,10 +94,22 @@ class LiveKitRecorderBlackBoxIT {
   record Recorded(Room room, UUID recording) {}
 
   Recorded emptyRoomRecording(String egressId) {
-    Room room = rooms.insert(Rooms.emptyActive(Instant.now().minusSeconds(300)));
-    UUID recording = rooms.recording(room.id, "Recording", room.startedAt);
+    // The room becomes due only once its recording and egress id are written, as the messenger
+    // writes them: a running worker would otherwise close it in between, with no recording to
+    // stop or without the egress id.
+    Instant now = Instant.now();
+    Room notYetDue = Rooms.emptyActive(now.minusSeconds(300));
+    notYetDue.lastActivityAt = now.plusSeconds(3600);
+    notYetDue.activeParticipants = 1;
+    Room room = rooms.insert(notYetDue);
+    UUID recording = rooms.recording(room.id, "Recording", now.minusSeconds(900));
     rooms.exec(
         "UPDATE messenger.call_recordings SET external_id = ? WHERE id = ?", egressId, recording);
+    rooms.exec(
+        "UPDATE messenger.conference_sessions SET active_participant_count = 0,"
+            + " last_activity_at = ? WHERE id = ?",
+        Rooms.ts(now.minusSeconds(300)),
+        room.id);
     return new Recorded(room, recording);
   }
 
