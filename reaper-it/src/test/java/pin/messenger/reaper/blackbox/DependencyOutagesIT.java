@@ -171,13 +171,7 @@ class DependencyOutagesIT {
   }
 
   static void await(String what, Duration max, BooleanSupplier condition) throws Exception {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + max + ": " + what);
-      }
-      Thread.sleep(100);
-    }
+    Await.until(what, max, condition);
   }
 
   /** Seconds from {@code from} to the first cycle of {@code w} completed with the lock after it. */

@@ -278,13 +278,7 @@ class LiveKitRecorderBlackBoxIT {
   }
 
   static void await(ReaperWorker worker, String what, BooleanSupplier condition) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 20 s: " + what + "; worker:\n" + worker.tail(30));
-      }
-      Thread.sleep(50);
-    }
+    Await.until(what, Duration.ofSeconds(20), condition, () -> "; worker:\n" + worker.tail(30));
   }
 
   /**

@@ -97,14 +97,7 @@ class OperatorActionsIT {
   }
 
   static void await(String what, Duration max, BooleanSupplier condition) throws Exception {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "not within " + max + ": " + what + "; worker a:\n" + harness.workers.get(0).tail(20));
-      }
-      Thread.sleep(100);
-    }
+    Await.until(what, max, condition, () -> "; worker a:\n" + harness.workers.get(0).tail(20));
   }
 
   /** Cycles (completed or skipped for the lock) a worker started after {@code from}. */
