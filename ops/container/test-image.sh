@@ -362,6 +362,14 @@ prove_image() { # prove_image <image>
   check "[$label] migrate created messenger.conference_sessions" \
     test "$(sql "SELECT to_regclass('messenger.conference_sessions') IS NOT NULL")" = t
 
+  # The deployment docs size the heap with JAVA_TOOL_OPTIONS (ops/kubernetes/README.md): a value set at run time
+  # replaces the image's default list. The JVM echoes what it picked up on stderr; MaxHeapSize proves it took effect.
+  pm run --rm "${hardened[@]}" "${db_env[@]}" \
+    -e "JAVA_TOOL_OPTIONS=-Xms64m -Xmx200m -XX:+UseSerialGC -XX:MaxMetaspaceSize=128m -Xss512k -XX:+PrintFlagsFinal" \
+    "$image" migrate >"$work/heap.out" 2>"$work/heap.err" || true
+  check "[$label] JAVA_TOOL_OPTIONS set at run time sizes the heap (-Xmx200m)" \
+    grep -qE 'MaxHeapSize += 209715200 ' "$work/heap.out"
+
   # The cache is really used: -Xshare:on (AppCDS) or -XX:AOTMode=on (AOT cache) make the JVM refuse to start on a
   # cache it cannot map, and every application class it loads from the cache is counted. _JAVA_OPTIONS comes after
   # the command line.
