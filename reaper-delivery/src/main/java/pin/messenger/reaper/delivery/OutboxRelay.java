@@ -94,7 +94,10 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   public record StepResult(
       int claimed, int published, int refused, int quarantined, int unavailable, int leaseLost) {}
 
-  /** Pending work, for gauges and {@code status}. */
+  /**
+   * Pending work as this relay's tables hold it, for tests. The gauges and {@code status} read
+   * {@code Diagnostics.DELIVERY} (reaper-postgres) instead.
+   */
   public record Stats(long pending, @Nullable Instant oldestPending, long quarantined) {}
 
   private final DataSource dataSource;
