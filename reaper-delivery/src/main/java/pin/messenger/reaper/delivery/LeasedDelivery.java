@@ -85,7 +85,7 @@ final class LeasedDelivery<R extends LeasedRow> {
    */
   Result step(Instant now, long passDeadlineNanos) throws SQLException {
     long started = System.nanoTime();
-    List<R> claimed = rows.claim(now, batchSize, now.plus(lease));
+    List<R> claimed = rows.claim(now, batchSize, lease);
     if (claimed.isEmpty()) {
       return Result.NOTHING;
     }

@@ -34,6 +34,10 @@ final class LeasedRows<R extends LeasedRow> {
    * is stamped with this owner's lease in the same statement, which commits at once. The rows come
    * back in claim order (the order column must be among the returned ones), which is the send
    * order.
+   *
+   * <p>Leases are read and stamped on the database's clock ({@code clock_timestamp()}), whatever
+   * the instances' own clocks say: two relays minutes apart would otherwise each take the other's
+   * leases early, and a lease is only worth anything if every owner measures it by one clock.
    */
   static final String CLAIM =
       """
@@ -41,14 +45,14 @@ final class LeasedRows<R extends LeasedRow> {
         SELECT o.id FROM %1$s o
          WHERE o.%2$s IS NULL AND o.%3$s IS NULL
            AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-           AND (o.locked_until IS NULL OR o.locked_until < ?)
+           AND (o.locked_until IS NULL OR o.locked_until < clock_timestamp())
            %4$s
          ORDER BY %5$s
          LIMIT ?
            FOR UPDATE SKIP LOCKED
       ), claimed AS (
         UPDATE %1$s o
-           SET locked_until = ?, locked_by = ?
+           SET locked_until = clock_timestamp() + make_interval(secs => ?), locked_by = ?
           FROM due
          WHERE o.id = due.id
         RETURNING %6$s
@@ -148,18 +152,20 @@ final class LeasedRows<R extends LeasedRow> {
     return owner;
   }
 
-  /** Leases up to {@code limit} due rows to this owner until {@code leaseUntil}. */
-  List<R> claim(Instant now, int limit, Instant leaseUntil) throws SQLException {
+  /**
+   * Leases up to {@code limit} rows due at {@code now} to this owner for {@code lease}, counted on
+   * the database's clock.
+   */
+  List<R> claim(Instant now, int limit, Duration lease) throws SQLException {
     return BoundedTransaction.run(
         dataSource,
         statementTimeout,
         c -> {
           try (PreparedStatement ps = c.prepareStatement(claim)) {
             ps.setObject(1, ts(now));
-            ps.setObject(2, ts(now));
-            ps.setInt(3, limit);
-            ps.setObject(4, ts(leaseUntil));
-            ps.setString(5, owner);
+            ps.setInt(2, limit);
+            ps.setDouble(3, lease.toNanos() / 1e9);
+            ps.setString(4, owner);
             List<R> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {

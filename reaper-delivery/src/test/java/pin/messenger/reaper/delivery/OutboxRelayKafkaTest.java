@@ -498,7 +498,7 @@ class OutboxRelayKafkaTest {
                           Rooms.ts(asOf.minusSeconds(1)),
                           id);
                       try {
-                        takenOver.addAll(relayB.claim(asOf, 100, asOf.plus(options.lease())));
+                        takenOver.addAll(relayB.claim(asOf, 100, options.lease()));
                       } catch (java.sql.SQLException e) {
                         throw new IllegalStateException(e);
                       }

@@ -257,7 +257,7 @@ class RecorderStopDispatcherTest extends DatabaseTest {
           "UPDATE messenger.recorder_stop_requests SET locked_until = ? WHERE id = ?",
           Rooms.ts(asOf.minusSeconds(1)),
           ids[2]);
-      assertThat(dispatcherB.claim(asOf, 10, asOf.plusSeconds(60)))
+      assertThat(dispatcherB.claim(asOf, 10, Duration.ofSeconds(60)))
           .extracting(StopRequest::id)
           .containsExactly(ids[2]);
       media.release();
