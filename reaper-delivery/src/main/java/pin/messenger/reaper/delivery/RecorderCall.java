@@ -1,5 +1,6 @@
 package pin.messenger.reaper.delivery;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,15 +12,18 @@ import java.util.concurrent.TimeoutException;
  * The dispatcher's send: asks the {@link RecorderClient} to stop every request of a batch at once.
  * Each call has the connect and read timeouts, and the batch is awaited for at most connect-timeout
  * + read-timeout (or until the step's deadline, if sooner): a call still open then is cancelled and
- * failed.
+ * failed. A delivered request's {@code delivered_at} is when its answer arrived ({@code clock}),
+ * not when the batch settles.
  */
 final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
   private final RecorderOptions options;
   private final RecorderClient client;
+  private final Clock clock;
 
-  RecorderCall(RecorderOptions options, RecorderClient client) {
+  RecorderCall(RecorderOptions options, RecorderClient client, Clock clock) {
     this.options = options;
     this.client = client;
+    this.clock = clock;
   }
 
   @Override
@@ -29,7 +33,7 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
             System.nanoTime() + options.callBound().toNanos(), stepDeadlineNanos);
     List<CompletableFuture<SendOutcome>> calls = new ArrayList<>(requests.size());
     for (StopRequest r : requests) {
-      calls.add(client.stop(r));
+      calls.add(client.stop(r).thenApply(o -> o.answeredAt(clock.instant())));
     }
     List<SendOutcome> outcomes = new ArrayList<>(requests.size());
     for (CompletableFuture<SendOutcome> call : calls) {

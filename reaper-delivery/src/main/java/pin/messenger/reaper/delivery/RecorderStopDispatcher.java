@@ -78,10 +78,10 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     this.dataSource = dataSource;
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
+    Clock clock = Clock.systemUTC();
     this.call =
         new RecorderCall(
-            options,
-            RecorderClient.of(options, Clock.systemUTC(), new DeliveryTracing(openTelemetry)));
+            options, RecorderClient.of(options, clock, new DeliveryTracing(openTelemetry)), clock);
     // Built like OutboxRelay's on purpose: both wire the shared LeasedDelivery from their own
     // options and table; only the sender and the lease owner's prefix differ.
     this.delivery =

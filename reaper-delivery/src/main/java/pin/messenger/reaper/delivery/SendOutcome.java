@@ -36,6 +36,14 @@ record SendOutcome(Kind kind, @Nullable String note, @Nullable Instant at) {
     return new SendOutcome(Kind.DELIVERED, null, at);
   }
 
+  /**
+   * This outcome with {@code at} as its acknowledgement time when it is a delivery that carries
+   * none: stamped by the caller when the answer arrives, not when the step settles.
+   */
+  SendOutcome answeredAt(Instant at) {
+    return kind == Kind.DELIVERED && this.at == null ? new SendOutcome(kind, note, at) : this;
+  }
+
   static SendOutcome failed(String error) {
     return new SendOutcome(Kind.FAILED, error, null);
   }

@@ -113,8 +113,36 @@ class RecorderStopDispatcherTest extends DatabaseTest {
               assertThat((String) JsonPath.read(call.body(), "$.reason")).isEqualTo("EmptyTimeout");
             });
     Map<String, Object> row = request(ids[2]);
-    assertThat(row.get("delivered_at")).isEqualTo(asOf);
+    // The answer's time (the dispatcher's clock), not the step's asOf.
+    assertThat(row.get("delivered_at")).isNotEqualTo(asOf);
     assertThat(row.get("attempts")).isEqualTo(1);
+  }
+
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void delivered_at_is_when_the_recorder_answered_not_when_the_step_began() throws Exception {
+    UUID[] ids = reapedRecording();
+    media.hang();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Instant stepStarted = Instant.now();
+      Future<RecorderStopDispatcher.StepResult> step =
+          pool.submit(
+              () ->
+                  new RecorderStopDispatcher(db.dataSource(), shortLease(), DeliveryObserver.NONE)
+                      .dispatchOnce(stepStarted));
+      assertThat(media.awaitCalls(1, Duration.ofSeconds(20))).isTrue();
+      Instant answered = Instant.now();
+      media.release();
+      assertThat(step.get(30, TimeUnit.SECONDS).delivered()).isEqualTo(1);
+      Instant settled = Instant.now();
+      assertThat((Instant) request(ids[2]).get("delivered_at"))
+          .isAfterOrEqualTo(answered.truncatedTo(java.time.temporal.ChronoUnit.MICROS))
+          .isBeforeOrEqualTo(settled);
+    } finally {
+      media.release();
+      pool.shutdownNow();
+    }
   }
 
   @ParameterizedTest
