@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.convert.DurationStyle;
 
 /**
  * A command's own options, taken out of its argument list ({@code --name value} or {@code
@@ -53,37 +52,30 @@ final class CommandLine {
     return null;
   }
 
-  /** A positive duration: {@code 30m}, {@code 2h}, {@code 1d}, {@code PT30M}. */
+  /** A positive duration, as {@link DurationOption} defines it. */
   Duration duration(String option, String text) {
-    Duration d;
-    try {
-      d = DurationStyle.detectAndParse(text);
-    } catch (IllegalArgumentException e) {
-      throw usage("--" + option + " '" + text + "' is not a duration (e.g. 30m, 2h, 1d)");
-    }
-    if (d.isNegative() || d.isZero()) {
-      throw usage("--" + option + " '" + text + "' must be positive");
-    }
-    return d;
+    return DurationOption.parse(option, text);
   }
 
   /**
-   * A moment: an ISO-8601 instant ({@code 2026-12-02T10:00:00Z}) or a duration ago ({@code 2h}).
+   * A moment: an ISO-8601 instant ({@code 2026-12-02T10:00:00Z}) or a duration ago ({@code 2h}), a
+   * duration as {@link DurationOption} defines it.
    */
   Instant since(String option, String text, Instant now) {
     try {
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
-      try {
-        return now.minus(DurationStyle.detectAndParse(text));
-      } catch (IllegalArgumentException e2) {
+      if (!DurationOption.hasForm(text)) {
         throw usage(
             "--"
                 + option
                 + " '"
                 + text
-                + "' is neither an instant (2026-12-02T10:00:00Z) nor a duration ago (2h)");
+                + "' is not a duration ago ("
+                + DurationOption.FORMS
+                + ") nor an instant (2026-12-02T10:00:00Z)");
       }
+      return now.minus(DurationOption.parse(option, text));
     }
   }
 

@@ -265,6 +265,9 @@ final class OperatorCommand {
       b.append("nothing changed: more than one row; run it again with --yes to change them");
     } else {
       b.append("audit #").append(o.auditId());
+      if (o.message() != null) {
+        b.append('\n').append(o.message());
+      }
     }
     return b.toString();
   }

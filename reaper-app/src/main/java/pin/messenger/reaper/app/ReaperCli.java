@@ -84,8 +84,10 @@ public final class ReaperCli {
         pause [--phase P] --reason "..." [--for 30m]
                                 pause one phase (empty-room, provision-timeout, stale-live) or,
                                 without --phase, the whole reaper; --for: it ends by itself
+                                (a duration is 30s, 15m, 2h, 1d or ISO-8601 PT30M; no bare number)
         resume [--phase P] [--yes]
-                                lift a phase's pause, or without --phase every pause
+                                lift a phase's pause in force, or without --phase every pause; a
+                                phase held only by a whole-reaper pause is lifted with the whole
         retry <id> | retry --poison [--yes]
                                 end the poison backoff of one conference or of all: the next cycle
                                 tries them again (their error history stays)

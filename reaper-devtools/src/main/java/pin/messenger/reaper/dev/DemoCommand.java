@@ -2,7 +2,6 @@ package pin.messenger.reaper.dev;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -12,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import pin.messenger.reaper.app.DurationOption;
 import pin.messenger.reaper.app.ReaperCli;
 import pin.messenger.reaper.app.ReaperLoopLifecycle;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
@@ -52,7 +51,7 @@ final class DemoCommand {
       if (i + 1 >= args.size()) {
         throw new ReaperCli.UsageException("--duration needs a value such as 60s");
       }
-      duration = parseDuration(args.get(i + 1));
+      duration = DurationOption.parse("duration", args.get(i + 1));
       args.remove(i + 1);
       args.remove(i);
     }
@@ -139,22 +138,6 @@ final class DemoCommand {
     } finally {
       messenger.shutdownNow();
       finished.countDown();
-    }
-  }
-
-  private static Duration parseDuration(String text) {
-    try {
-      Duration d = DurationStyle.detectAndParse(text);
-      if (d.isNegative() || d.isZero()) {
-        throw new ReaperCli.UsageException("--duration must be positive but was " + text);
-      }
-      return d;
-    } catch (IllegalArgumentException | DateTimeParseException e) {
-      if (e instanceof ReaperCli.UsageException u) {
-        throw u;
-      }
-      throw new ReaperCli.UsageException(
-          "--duration '" + text + "' is not a duration (e.g. 60s, 2m)");
     }
   }
 }

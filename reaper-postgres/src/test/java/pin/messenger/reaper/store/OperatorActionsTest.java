@@ -135,6 +135,91 @@ class OperatorActionsTest extends DatabaseTest {
         .isEqualTo(Result.NOTHING);
   }
 
+  Request at(String action, Instant at, boolean confirmed) {
+    return new Request(action, "alice", at, "test", Map.of("k", "v"), confirmed);
+  }
+
+  long pauseRows() {
+    return rooms.count("SELECT count(*) FROM messenger.conference_reaper_pauses");
+  }
+
+  @Test
+  void resume_once_a_pause_has_ended_by_itself_finds_nothing_and_writes_no_audit()
+      throws Exception {
+    Instant end = asOf.plusSeconds(60);
+    actions.pause(request("pause", false), "stale-live", end);
+
+    // At its end exactly the pause is over: the cycle runs the phase, and resume finds nothing.
+    Outcome one = actions.resume(at("resume", end, false), "stale-live");
+    Outcome every = actions.resume(at("resume", end, true), null);
+
+    assertThat(one.result()).isEqualTo(Result.NOTHING);
+    assertThat(one.message())
+        .isEqualTo("'stale-live' is not paused: its pause ended by itself at " + end);
+    assertThat(every.result()).isEqualTo(Result.NOTHING);
+    assertThat(every.message())
+        .isEqualTo("nothing is paused: the pause of stale-live ended by itself at " + end);
+    assertThat(auditRows()).isEqualTo(1);
+    assertThat(reaper.runOnce(end, Cancellation.NONE).pausedPhases()).isZero();
+    // Left as it was: the next pause of the scope replaces it.
+    assertThat(pauseRows()).isEqualTo(1);
+    Outcome again = actions.pause(at("pause", end, false), "stale-live", null);
+    assertThat(again.rows()).singleElement().satisfies(r -> assertThat(r.get("replaces")).isNull());
+  }
+
+  @Test
+  void resume_of_every_pause_lifts_the_one_in_force_and_leaves_an_ended_one_alone()
+      throws Exception {
+    actions.pause(request("pause", false), "empty-room", asOf.plusSeconds(10));
+    actions.pause(request("pause", false), "stale-live", null);
+
+    Outcome resumed = actions.resume(at("resume", asOf.plusSeconds(20), false), null);
+
+    assertThat(resumed.result()).isEqualTo(Result.APPLIED);
+    assertThat(resumed.rows())
+        .singleElement()
+        .satisfies(r -> assertThat(r.get("scope")).isEqualTo("stale-live"));
+    assertThat(rooms.query("SELECT scope FROM messenger.conference_reaper_pauses"))
+        .containsExactly(Map.of("scope", "empty-room"));
+    assertThat(
+            rooms.query(
+                "SELECT rows_changed FROM messenger.conference_reaper_audit WHERE action = 'resume'"))
+        .containsExactly(Map.of("rows_changed", 1));
+  }
+
+  @Test
+  void resume_of_a_phase_during_a_whole_pause_changes_nothing_and_names_the_whole_pause()
+      throws Exception {
+    actions.pause(
+        new Request("pause", "bob", asOf, "database failover", Map.of(), false),
+        PauseState.ALL,
+        null);
+
+    Outcome refused = actions.resume(at("resume", asOf.plusSeconds(1), false), "provision-timeout");
+
+    assertThat(refused.result()).isEqualTo(Result.NOTHING);
+    assertThat(refused.message())
+        .isEqualTo(
+            "'provision-timeout' has no pause of its own: the whole reaper is paused by bob since "
+                + asOf
+                + ", until resumed: database failover; lift it with `bin/reaper resume` (no"
+                + " --phase), then pause again the phases that should stay paused");
+    assertThat(auditRows()).isEqualTo(1);
+    assertThat(pauseRows()).isEqualTo(1);
+
+    actions.pause(request("pause", false), "provision-timeout", null);
+    Outcome lifted = actions.resume(at("resume", asOf.plusSeconds(2), false), "provision-timeout");
+
+    assertThat(lifted.result()).isEqualTo(Result.APPLIED);
+    assertThat(lifted.message())
+        .startsWith("'provision-timeout' stays paused: the whole reaper is paused by bob");
+    PauseState state;
+    try (var c = db.dataSource().getConnection()) {
+      state = Pauses.read(c);
+    }
+    assertThat(state.pausedAt(asOf.plusSeconds(2))).contains(Phase.PROVISION_TIMEOUT);
+  }
+
   @Test
   void retry_ends_the_backoff_keeps_the_error_history_and_the_next_cycle_closes_the_fixed_row()
       throws Exception {
