@@ -178,6 +178,9 @@ class NextDueScheduleIT {
   }
 
   static Instant instant(Object ts) {
+    if (ts instanceof Instant i) {
+      return i;
+    }
     return ts instanceof OffsetDateTime o ? o.toInstant() : ((java.sql.Timestamp) ts).toInstant();
   }
 
