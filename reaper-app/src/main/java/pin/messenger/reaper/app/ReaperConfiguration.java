@@ -149,11 +149,21 @@ public class ReaperConfiguration {
     return new ReaperLivenessIndicator(meters::lastCycleStarted, watched, clock);
   }
 
+  /** The schedule's gauges: the next wake-up and why. */
+  @Bean
+  ScheduleMeters scheduleMeters(
+      MeterRegistry registry, ConferenceRoomReaperOptions options, Clock clock) {
+    return new ScheduleMeters(registry, options, clock);
+  }
+
   /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
   @Bean
   @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
   ReaperLoopLifecycle reaperLoop(
-      ConferenceRoomReaper reaper, Delivery delivery, DatabaseGauges gauges) {
-    return new ReaperLoopLifecycle(new ReaperLoop(reaper, null), delivery, gauges);
+      ConferenceRoomReaper reaper,
+      Delivery delivery,
+      DatabaseGauges gauges,
+      ScheduleMeters scheduleMeters) {
+    return new ReaperLoopLifecycle(new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges);
   }
 }

@@ -5,6 +5,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import pin.messenger.reaper.core.ClockSource;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.Schedule;
 
 /**
  * Binding of {@code reaper.*} (relaxed: {@code REAPER_BATCH_SIZE} works). A property that is not
@@ -24,6 +25,8 @@ public record ReaperProperties(
     Duration statementTimeout,
     Boolean enabled,
     ClockSource clock,
+    Schedule schedule,
+    @DefaultValue NextDue nextDue,
     @DefaultValue Drain drain,
     @DefaultValue Schema schema) {
 
@@ -43,6 +46,15 @@ public record ReaperProperties(
     statementTimeout = or(statementTimeout, DEFAULTS.statementTimeout());
     enabled = or(enabled, DEFAULTS.enabled());
     clock = or(clock, DEFAULTS.clock());
+    schedule = or(schedule, DEFAULTS.schedule());
+  }
+
+  /** The next-due schedule's delays ({@code reaper.next-due.*}); defaults are the core's. */
+  public record NextDue(Duration coalesce, Duration minGap) {
+    public NextDue {
+      coalesce = or(coalesce, DEFAULTS.nextDueCoalesce());
+      minGap = or(minGap, DEFAULTS.nextDueMinGap());
+    }
   }
 
   /** Drain mode (beyond the spec, off by default); defaults are the core's. */
@@ -74,7 +86,10 @@ public record ReaperProperties(
         enabled,
         drain.enabled(),
         drain.pause(),
-        clock);
+        clock,
+        schedule,
+        nextDue.coalesce(),
+        nextDue.minGap());
   }
 
   /** The bound value, or the default when the property is not set. */

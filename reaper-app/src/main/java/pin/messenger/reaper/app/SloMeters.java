@@ -16,6 +16,7 @@ import pin.messenger.reaper.core.ClockReading;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperObserver;
+import pin.messenger.reaper.core.Schedule;
 import pin.messenger.reaper.core.Transition;
 
 /**
@@ -28,6 +29,13 @@ final class SloMeters implements ReaperObserver {
   public static final String CLOSE_LATENESS = "messenger.conf.reaper.close.lateness";
   public static final String SLO_CLOSES = "messenger.conf.reaper.slo.closes";
   public static final String CLOCK_SKEW = "messenger.conf.reaper.clock.skew";
+  public static final String NEXT_DUE_SLO_CLOSES = "messenger.conf.reaper.slo.next.due.closes";
+
+  /**
+   * The next-due schedule's own objective: a room is closed within its window plus this (the
+   * coalescing delay, 200 ms by default, and the cycle's work fit well inside it).
+   */
+  static final Duration NEXT_DUE_OBJECTIVE = Duration.ofSeconds(1);
 
   /**
    * Buckets of close lateness (seconds past the due moment at commit): the SLO threshold is the
@@ -43,6 +51,8 @@ final class SloMeters implements ReaperObserver {
   private final Map<Phase, Timer> lateness = new EnumMap<>(Phase.class);
   private final Map<Phase, Counter> withinSlo = new EnumMap<>(Phase.class);
   private final Map<Phase, Counter> lateForSlo = new EnumMap<>(Phase.class);
+  private final Map<Phase, Counter> withinNextDue = new EnumMap<>(Phase.class);
+  private final Map<Phase, Counter> lateForNextDue = new EnumMap<>(Phase.class);
   private final ConferenceRoomReaperOptions options;
   private final Clock clock;
   private volatile @Nullable ClockReading lastClockReading;
@@ -59,10 +69,13 @@ final class SloMeters implements ReaperObserver {
               .description(
                   "How long after its due moment (window passed) a conference was closed, at commit")
               .tag("phase", phase.label())
+              .tag("schedule", options.schedule().label())
               .serviceLevelObjectives(latenessBuckets)
               .register(registry));
       withinSlo.put(phase, sloCounter(registry, phase, "within"));
       lateForSlo.put(phase, sloCounter(registry, phase, "late"));
+      withinNextDue.put(phase, nextDueCounter(registry, phase, "within"));
+      lateForNextDue.put(phase, nextDueCounter(registry, phase, "late"));
     }
     Gauge.builder(
             CLOCK_SKEW,
@@ -82,6 +95,16 @@ final class SloMeters implements ReaperObserver {
         .description(
             "Closes by whether they met the spec's SLO (closed within the window + one polling"
                 + " interval)")
+        .tag("phase", phase.label())
+        .tag("result", result)
+        .register(registry);
+  }
+
+  private static Counter nextDueCounter(MeterRegistry registry, Phase phase, String result) {
+    return Counter.builder(NEXT_DUE_SLO_CLOSES)
+        .description(
+            "Closes by whether they met the next-due schedule's objective (closed within the window"
+                + " + 1 s); counted only under reaper.schedule=next-due")
         .tag("phase", phase.label())
         .tag("result", result)
         .register(registry);
@@ -110,6 +133,11 @@ final class SloMeters implements ReaperObserver {
     Map<Phase, Counter> verdict =
         late.compareTo(options.pollingInterval()) <= 0 ? withinSlo : lateForSlo;
     Objects.requireNonNull(verdict.get(phase)).increment();
+    if (options.schedule() == Schedule.NEXT_DUE) {
+      Map<Phase, Counter> tight =
+          late.compareTo(NEXT_DUE_OBJECTIVE) <= 0 ? withinNextDue : lateForNextDue;
+      Objects.requireNonNull(tight.get(phase)).increment();
+    }
   }
 
   /**

@@ -108,6 +108,39 @@ final class StatusCommand {
   // writes (its tests and the black-box tests read them), so a missing one is a bug that should
   // fail loudly here rather than be papered over; NullAway cannot see into the maps.
   @SuppressWarnings({"unchecked", "NullAway"})
+  static String humanSchedule(Map<String, Object> s) {
+    StringBuilder b = new StringBuilder();
+    Map<String, Object> wake = (Map<String, Object>) s.get("nextWakeup");
+    b.append("schedule: ")
+        .append(s.get("mode"))
+        .append(" (polling interval ")
+        .append(s.get("pollingInterval"))
+        .append(", coalesce ")
+        .append(s.get("coalesce"))
+        .append(", min gap ")
+        .append(s.get("minGap"))
+        .append(")\n");
+    b.append(String.format("%-18s %-32s%n", "phase", "next due"));
+    ((Map<String, Map<String, Object>>) s.get("nextDue"))
+        .forEach(
+            (phase, p) ->
+                b.append(
+                    String.format(
+                        "%-18s %-32s%s%n",
+                        phase,
+                        dash(p.get("at")),
+                        Boolean.TRUE.equals(p.get("paused")) ? " (paused: not woken for)" : "")));
+    b.append("next wake-up (for a cycle starting now): ")
+        .append(wake.get("at"))
+        .append(" in ")
+        .append(wake.get("inSeconds"))
+        .append(" s, for ")
+        .append(wake.get("reason"))
+        .append("\n\n");
+    return b.toString();
+  }
+
+  @SuppressWarnings({"unchecked", "NullAway"})
   static String humanStatus(Map<String, Object> s) {
     StringBuilder b = new StringBuilder();
     b.append("conference-room-reaper status at ").append(s.get("asOf")).append("\n\n");
@@ -124,6 +157,7 @@ final class StatusCommand {
                         dash(p.get("oldestDueSince")),
                         dash(p.get("oldestDueAgeSeconds")))));
     b.append(String.format("%-18s %8s%n%n", "active backlog", s.get("activeBacklog")));
+    b.append(humanSchedule((Map<String, Object>) s.get("schedule")));
     Map<String, Object> lock = (Map<String, Object>) s.get("runLock");
     b.append("run lock: ")
         .append(

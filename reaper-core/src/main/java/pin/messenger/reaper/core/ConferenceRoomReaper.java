@@ -84,6 +84,19 @@ public final class ConferenceRoomReaper {
     return options;
   }
 
+  /** The worker's clock (the loop measures its starts and waits on it). */
+  public Clock clock() {
+    return clock;
+  }
+
+  /**
+   * When each phase next has a row to claim, read after a cycle by the next-due schedule ({@link
+   * ReaperStore#dueTimes}). Throws {@link StoreException} when the database cannot answer.
+   */
+  public DueTimes dueTimes() {
+    return store.dueTimes(clock, options);
+  }
+
   /**
    * Runs one cycle at the moment of the configured clock ({@code reaper.clock}), read once at its
    * start, and commits what it decides. What the periodic loop and {@code run-once} call.

@@ -32,6 +32,14 @@ import java.util.List;
  *     50 ms)
  * @param clock whose clock gives each cycle its {@code asOf} ({@code reaper.clock}: {@code system},
  *     the spec's and the default, or {@code database}); see {@link ClockSource}
+ * @param schedule when the periodic worker starts its cycles ({@code reaper.schedule}: {@code
+ *     next-due}, the default, or {@code fixed}, the spec's tick); see {@link CycleSchedule}
+ * @param nextDueCoalesce how long after the earliest due instant the next-due schedule starts the
+ *     cycle, so that rooms falling due close together are one cycle ({@code
+ *     reaper.next-due.coalesce}, default 200 ms)
+ * @param nextDueMinGap the next-due schedule never starts a cycle closer than this to the previous
+ *     start ({@code reaper.next-due.min-gap}, default 1 s): at most 60 cycles a minute however many
+ *     rooms fall due
  */
 public record ConferenceRoomReaperOptions(
     Duration pollingInterval,
@@ -45,7 +53,10 @@ public record ConferenceRoomReaperOptions(
     boolean enabled,
     boolean drainEnabled,
     Duration drainPause,
-    ClockSource clock) {
+    ClockSource clock,
+    Schedule schedule,
+    Duration nextDueCoalesce,
+    Duration nextDueMinGap) {
 
   public static final Duration DEFAULT_POLLING_INTERVAL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_EMPTY_ROOM_GRACE = Duration.ofSeconds(90);
@@ -58,6 +69,9 @@ public record ConferenceRoomReaperOptions(
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_DRAIN_PAUSE = Duration.ofMillis(50);
   public static final ClockSource DEFAULT_CLOCK = ClockSource.SYSTEM;
+  public static final Schedule DEFAULT_SCHEDULE = Schedule.NEXT_DUE;
+  public static final Duration DEFAULT_NEXT_DUE_COALESCE = Duration.ofMillis(200);
+  public static final Duration DEFAULT_NEXT_DUE_MIN_GAP = Duration.ofSeconds(1);
 
   /** PostgreSQL timeouts are whole milliseconds; anything shorter would be read as "no timeout". */
   private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
@@ -77,6 +91,11 @@ public record ConferenceRoomReaperOptions(
     if (clock == null) {
       errors.add("reaper.clock is required (system or database) but was null");
     }
+    if (schedule == null) {
+      errors.add("reaper.schedule is required (fixed or next-due) but was null");
+    }
+    notNegative(errors, "reaper.next-due.coalesce", nextDueCoalesce);
+    notNegative(errors, "reaper.next-due.min-gap", nextDueMinGap);
     if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
       errors.add(
           "reaper.batch-size must be between 1 and " + MAX_BATCH_SIZE + " but was " + batchSize);
@@ -116,6 +135,42 @@ public record ConferenceRoomReaperOptions(
     }
   }
 
+  /** The shortest of the three windows. */
+  public Duration shortestWindow() {
+    Duration shortest = null;
+    for (Phase phase : Phase.values()) {
+      Duration w = phase.window(this);
+      if (shortest == null || w.compareTo(shortest) < 0) {
+        shortest = w;
+      }
+    }
+    return java.util.Objects.requireNonNull(shortest);
+  }
+
+  /**
+   * Under the next-due schedule, what precision is lost when the polling interval is not shorter
+   * than the shortest window (empty; start-up logs it as a warning otherwise). A room that empties
+   * (or is created) just after a due read falls due one window later; it is seen by the next read
+   * before it is due only if that read comes within the window, and the reads come at least every
+   * polling interval. Otherwise such a room may be closed up to {@code polling-interval − window}
+   * late — never later than the fixed schedule would close it.
+   */
+  public java.util.Optional<String> nextDuePrecisionWarning() {
+    if (schedule != Schedule.NEXT_DUE || pollingInterval.compareTo(shortestWindow()) < 0) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        "reaper.polling-interval ("
+            + pollingInterval
+            + ") is not shorter than the shortest window ("
+            + shortestWindow()
+            + "): under reaper.schedule=next-due a room that falls due less than one polling"
+            + " interval after a due read may be closed up to "
+            + pollingInterval.minus(shortestWindow()).plus(nextDueCoalesce)
+            + " late (polling-interval − window + coalesce); set it below the window to close"
+            + " every room within the coalescing delay");
+  }
+
   /** Statements of one batch that may each run up to statement-timeout. */
   static final int STATEMENTS_PER_BATCH = 4;
 
@@ -143,6 +198,9 @@ public record ConferenceRoomReaperOptions(
     b.drainEnabled = drainEnabled;
     b.drainPause = drainPause;
     b.clock = clock;
+    b.schedule = schedule;
+    b.nextDueCoalesce = nextDueCoalesce;
+    b.nextDueMinGap = nextDueMinGap;
     return b;
   }
 
@@ -171,7 +229,13 @@ public record ConferenceRoomReaperOptions(
         + " drainPause="
         + drainPause
         + " clock="
-        + (clock == null ? null : clock.label());
+        + (clock == null ? null : clock.label())
+        + " schedule="
+        + (schedule == null ? null : schedule.label())
+        + " nextDueCoalesce="
+        + nextDueCoalesce
+        + " nextDueMinGap="
+        + nextDueMinGap;
   }
 
   private static boolean isPositive(Duration d) {
@@ -193,6 +257,14 @@ public record ConferenceRoomReaperOptions(
               + bound
               + ") but was "
               + value);
+    }
+  }
+
+  private static void notNegative(List<String> errors, String property, Duration value) {
+    if (value == null) {
+      errors.add(property + " is required but was null");
+    } else if (value.isNegative()) {
+      errors.add(property + " must be zero or positive but was " + value);
     }
   }
 
@@ -220,6 +292,9 @@ public record ConferenceRoomReaperOptions(
     private boolean drainEnabled = false;
     private Duration drainPause = DEFAULT_DRAIN_PAUSE;
     private ClockSource clock = DEFAULT_CLOCK;
+    private Schedule schedule = DEFAULT_SCHEDULE;
+    private Duration nextDueCoalesce = DEFAULT_NEXT_DUE_COALESCE;
+    private Duration nextDueMinGap = DEFAULT_NEXT_DUE_MIN_GAP;
 
     public Builder pollingInterval(Duration v) {
       pollingInterval = v;
@@ -281,6 +356,21 @@ public record ConferenceRoomReaperOptions(
       return this;
     }
 
+    public Builder schedule(Schedule v) {
+      schedule = v;
+      return this;
+    }
+
+    public Builder nextDueCoalesce(Duration v) {
+      nextDueCoalesce = v;
+      return this;
+    }
+
+    public Builder nextDueMinGap(Duration v) {
+      nextDueMinGap = v;
+      return this;
+    }
+
     public ConferenceRoomReaperOptions build() {
       return new ConferenceRoomReaperOptions(
           pollingInterval,
@@ -294,7 +384,10 @@ public record ConferenceRoomReaperOptions(
           enabled,
           drainEnabled,
           drainPause,
-          clock);
+          clock,
+          schedule,
+          nextDueCoalesce,
+          nextDueMinGap);
     }
   }
 }

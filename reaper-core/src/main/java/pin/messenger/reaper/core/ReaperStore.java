@@ -41,6 +41,16 @@ public interface ReaperStore {
    */
   ClockReading readClock(Clock workerClock);
 
+  /**
+   * When each phase next has a row to claim ({@link DueTimes}), the operators' pauses and the
+   * database's clock, in one cheap read-only statement over the live rows: what the next-due
+   * schedule reads after every cycle. A store that cannot tell throws; the schedule then falls back
+   * to the polling interval.
+   */
+  default DueTimes dueTimes(Clock workerClock, ConferenceRoomReaperOptions options) {
+    throw new UnsupportedOperationException("this store does not read due times");
+  }
+
   /** The single-runner lock. Closing it releases the lock. */
   interface RunLock extends AutoCloseable {
     boolean acquired();

@@ -87,6 +87,39 @@ class ConferenceRoomReaperOptionsTest {
     assertThat(o.drainEnabled()).isFalse();
     assertThat(o.drainPause()).isEqualTo(Duration.ofMillis(50));
     assertThat(o.clock()).isEqualTo(ClockSource.SYSTEM);
+    assertThat(o.schedule()).isEqualTo(Schedule.NEXT_DUE);
+    assertThat(o.nextDueCoalesce()).isEqualTo(Duration.ofMillis(200));
+    assertThat(o.nextDueMinGap()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void the_next_due_delays_are_validated_naming_property_and_value() {
+    InvalidOptionsException e =
+        invalid(
+            ConferenceRoomReaperOptions.builder()
+                .nextDueCoalesce(Duration.ofMillis(-1))
+                .nextDueMinGap(null));
+    assertThat(e.getMessage())
+        .contains("reaper.next-due.coalesce must be zero or positive but was PT-0.001S")
+        .contains("reaper.next-due.min-gap is required but was null");
+    assertThat(invalid(ConferenceRoomReaperOptions.builder().schedule(null)).getMessage())
+        .contains("reaper.schedule is required (fixed or next-due) but was null");
+  }
+
+  @Test
+  void next_due_warns_when_the_polling_interval_is_not_below_the_shortest_window() {
+    assertThat(ConferenceRoomReaperOptions.defaults().nextDuePrecisionWarning()).isEmpty();
+    ConferenceRoomReaperOptions slow =
+        ConferenceRoomReaperOptions.builder()
+            .pollingInterval(Duration.ofSeconds(100))
+            .lockTtl(Duration.ofMinutes(5))
+            .build();
+    assertThat(slow.nextDuePrecisionWarning())
+        .hasValueSatisfying(
+            w ->
+                assertThat(w).contains("shortest window (PT1M30S)").contains("up to PT10.2S late"));
+    assertThat(slow.toBuilder().schedule(Schedule.FIXED).build().nextDuePrecisionWarning())
+        .isEmpty();
   }
 
   @Test
@@ -111,6 +144,9 @@ class ConferenceRoomReaperOptionsTest {
             .drainEnabled(true)
             .drainPause(Duration.ofMillis(31))
             .clock(ClockSource.DATABASE)
+            .schedule(Schedule.FIXED)
+            .nextDueCoalesce(Duration.ofMillis(37))
+            .nextDueMinGap(Duration.ofMillis(41))
             .build();
 
     assertThat(custom.toBuilder().build())
@@ -357,9 +393,11 @@ class ConferenceRoomReaperOptionsTest {
 
   @Test
   void the_effective_options_line_names_the_clock() {
-    assertThat(ConferenceRoomReaperOptions.defaults().describe()).endsWith(" clock=system");
+    assertThat(ConferenceRoomReaperOptions.defaults().describe())
+        .contains(" clock=system ")
+        .endsWith(" schedule=next-due nextDueCoalesce=PT0.2S nextDueMinGap=PT1S");
     assertThat(ConferenceRoomReaperOptions.builder().clock(ClockSource.DATABASE).build().describe())
-        .endsWith(" clock=database");
+        .contains(" clock=database ");
   }
 
   @Test

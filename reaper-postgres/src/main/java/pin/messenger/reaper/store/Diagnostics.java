@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,8 +24,10 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.DueTimes;
 import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.core.Phase;
+import pin.messenger.reaper.core.Wakeup;
 
 /**
  * Read-only answers for operators ({@code bin/reaper status} and {@code explain}): who holds the
@@ -146,6 +149,7 @@ public final class Diagnostics {
     }
     out.put("phases", phases);
     out.put("activeBacklog", backlog.total());
+    out.put("schedule", schedule(asOf, options));
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> holders = rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
       out.put("runLock", holders.isEmpty() ? null : holders.get(0));
@@ -154,6 +158,42 @@ public final class Diagnostics {
       out.put("poison", rows(c, POISON, 20));
       out.put("delivery", rows(c, DELIVERY).get(0));
     }
+    return out;
+  }
+
+  /**
+   * The schedule as the database sees it now: each phase's next due instant ({@link
+   * PostgresReaperStore#dueTimes}, the statement the workers read after every cycle) and what the
+   * next-due schedule would wake for, counted from a cycle starting at {@code asOf} ({@link
+   * pin.messenger.reaper.core.CycleSchedule}). A worker's own next start is its gauge {@code
+   * messenger_conf_reaper_next_wakeup_seconds}.
+   */
+  private Map<String, Object> schedule(Instant asOf, ConferenceRoomReaperOptions options) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("mode", options.schedule().label());
+    out.put("pollingInterval", options.pollingInterval().toString());
+    out.put("coalesce", options.nextDueCoalesce().toString());
+    out.put("minGap", options.nextDueMinGap().toString());
+    DueTimes due = store.dueTimes(java.time.Clock.fixed(asOf, java.time.ZoneOffset.UTC), options);
+    Instant pausesAsOf =
+        options.clock() == pin.messenger.reaper.core.ClockSource.DATABASE
+            ? due.reading().databaseTime()
+            : asOf;
+    Map<String, Object> nextDue = new LinkedHashMap<>();
+    for (Phase phase : Phase.values()) {
+      Instant at = due.earliest().get(phase);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("at", at == null ? null : at.toString());
+      m.put("paused", due.pauses().pausing(phase, pausesAsOf).isPresent());
+      nextDue.put(phase.label(), m);
+    }
+    out.put("nextDue", nextDue);
+    Wakeup w = new pin.messenger.reaper.core.CycleSchedule(options).next(asOf, asOf, due);
+    Map<String, Object> wake = new LinkedHashMap<>();
+    wake.put("reason", w.reason());
+    wake.put("at", w.at().toString());
+    wake.put("inSeconds", Math.max(0, Duration.between(asOf, w.at()).toMillis()) / 1000.0);
+    out.put("nextWakeup", wake);
     return out;
   }
 

@@ -26,11 +26,15 @@ final class PhaseRule {
     }
   }
 
+  /** When a poison row may be claimed again (null: not backing off). */
+  static final String NEXT_ATTEMPT = "s.reaper_next_attempt_at";
+
   /** Poison rows wait out their backoff before they are claimed again. One parameter: asOf. */
   static final String NOT_BACKING_OFF =
-      "(s.reaper_next_attempt_at IS NULL OR s.reaper_next_attempt_at <= ?)";
+      "(" + NEXT_ATTEMPT + " IS NULL OR " + NEXT_ATTEMPT + " <= ?)";
 
   private final Phase phase;
+  private final String candidate;
   private final String due;
 
   private PhaseRule(Phase phase) {
@@ -39,8 +43,8 @@ final class PhaseRule {
     if (phase.requiresEmptyRoom()) {
       sql.append(" AND s.active_participant_count <= 0");
     }
-    sql.append(" AND ").append(column()).append(" <= ?");
-    this.due = sql.toString();
+    this.candidate = sql.toString();
+    this.due = candidate + " AND " + column() + " <= ?";
   }
 
   static PhaseRule of(Phase phase) {
@@ -54,6 +58,25 @@ final class PhaseRule {
   /** The reference-time column, qualified: {@code s.last_activity_at} or {@code s.created_at}. */
   String column() {
     return "s." + phase.referenceTime().column();
+  }
+
+  /**
+   * The phase's rows whatever the time: its status and, for empty-room, nobody in the room. A row
+   * here becomes due once its window passes; {@link #due} is this and the window.
+   */
+  String candidate() {
+    return candidate;
+  }
+
+  /**
+   * The instant a {@link #candidate} row becomes claimable: its window's end ({@code reference time
+   * + window}) or its poison backoff's end, whichever is later ({@code greatest} ignores a null
+   * backoff). The same comparison as {@link #claimable}, solved for asOf: {@code column <= asOf -
+   * window AND (next IS NULL OR next <= asOf)} holds exactly when {@code asOf >= dueAt}. One
+   * parameter: the window in microseconds.
+   */
+  String dueAt() {
+    return "greatest(" + column() + " + ? * interval '1 microsecond', " + NEXT_ATTEMPT + ")";
   }
 
   /** Past the window (poison backoff aside). One parameter: the phase's cutoff at asOf. */

@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ClockReading;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.DueTimes;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
@@ -77,6 +78,36 @@ public final class PostgresReaperStore implements ReaperStore {
     BACKLOG_SQL = BACKLOG.formatted(String.join(",\n       ", perPhase), String.join(" OR ", any));
   }
 
+  /**
+   * When each phase next has a row to claim: per phase, {@code min(}{@link PhaseRule#dueAt}{@code
+   * )} over its {@link PhaseRule#candidate} rows, over ix_conf_active (live rows only); the
+   * operators' pauses ({@link Pauses#AS_JSON}) and the database's clock ride along, so the schedule
+   * reads all it needs in one round trip. {@code clock_timestamp()} is taken as the result row is
+   * formed, after the scan. %1$s is, per phase, {@code min(dueAt) FILTER (WHERE candidate) AS
+   * <phase>_next_due}. Parameters: each phase's window in microseconds, in phase order.
+   */
+  static final String DUE_TIMES =
+      """
+      SELECT %1$s,
+             %2$s AS pauses,
+             clock_timestamp() AS database_time
+        FROM messenger.conference_sessions s
+       WHERE s.status IN ('Provisioning', 'Active')
+      """;
+
+  static final String DUE_TIMES_SQL;
+
+  static {
+    List<String> perPhase = new ArrayList<>();
+    for (Phase phase : Phase.values()) {
+      PhaseRule rule = PhaseRule.of(phase);
+      perPhase.add(
+          "min(%s) FILTER (WHERE %s) AS %s_next_due"
+              .formatted(rule.dueAt(), rule.candidate(), alias(phase)));
+    }
+    DUE_TIMES_SQL = DUE_TIMES.formatted(String.join(",\n       ", perPhase), Pauses.AS_JSON);
+  }
+
   private final DataSource dataSource;
 
   public PostgresReaperStore(DataSource dataSource) {
@@ -135,6 +166,47 @@ public final class PostgresReaperStore implements ReaperStore {
     } catch (SQLException e) {
       throw new StoreException("could not read the database's clock: " + Jdbc.describe(e), e);
     }
+  }
+
+  /**
+   * One autocommit statement ({@link #DUE_TIMES_SQL}); the skew is database time minus the worker's
+   * time when the answer arrived (the database reads its clock after the scan, so the receipt is
+   * the nearer bracket).
+   */
+  @Override
+  public DueTimes dueTimes(Clock workerClock, ConferenceRoomReaperOptions options) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(DUE_TIMES_SQL)) {
+      int i = 1;
+      for (Phase phase : Phase.values()) {
+        ps.setLong(i++, micros(phase.window(options)));
+      }
+      long start = System.nanoTime();
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        Instant received = workerClock.instant();
+        Duration roundTrip = Duration.ofNanos(System.nanoTime() - start);
+        Map<Phase, Instant> earliest = new EnumMap<>(Phase.class);
+        for (Phase phase : Phase.values()) {
+          Instant due = Jdbc.instant(rs, alias(phase) + "_next_due");
+          if (due != null) {
+            earliest.put(phase, due);
+          }
+        }
+        Instant databaseTime = Objects.requireNonNull(Jdbc.instant(rs, "database_time"));
+        return new DueTimes(
+            earliest,
+            Pauses.decode(rs.getString("pauses")),
+            new ClockReading(databaseTime, received, roundTrip));
+      }
+    } catch (SQLException e) {
+      throw new StoreException("reading the due times failed: " + Jdbc.describe(e), e);
+    }
+  }
+
+  /** A window in whole microseconds (PostgreSQL's resolution). */
+  static long micros(Duration d) {
+    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
   }
 
   private static String alias(Phase phase) {

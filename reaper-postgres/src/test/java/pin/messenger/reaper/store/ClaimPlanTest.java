@@ -81,6 +81,33 @@ class ClaimPlanTest {
   }
 
   @org.junit.jupiter.api.Test
+  void the_due_times_read_uses_ix_conf_active_and_reads_no_terminal_row() throws Exception {
+    String plan;
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + PostgresReaperStore.DUE_TIMES_SQL)) {
+      int i = 1;
+      for (Phase phase : Phase.values()) {
+        ps.setLong(
+            i++, PostgresReaperStore.micros(phase.window(ConferenceRoomReaperOptions.defaults())));
+      }
+      StringBuilder out = new StringBuilder();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.append(rs.getString(1)).append('\n');
+        }
+      }
+      plan = out.toString();
+    }
+
+    assertThat(plan).containsPattern("(Index Scan|Bitmap Index Scan) (using|on) ix_conf_active");
+    assertThat(plan).doesNotContain("Seq Scan on conference_sessions");
+    // One pass over the live rows, whatever the history of terminal rows behind them.
+    assertThat(rowsRead(plan)).isLessThanOrEqualTo(3 * ROOMS_PER_KIND);
+  }
+
+  @org.junit.jupiter.api.Test
   void ix_conf_active_names_no_column_a_heartbeat_writes() {
     // A heartbeat updates last_activity_at (and updated_at): an index naming either would make
     // every heartbeat a non-HOT update (docs/design.md, "Index").

@@ -260,6 +260,67 @@ class PhaseRulePropertyTest {
     assertAgree(phase, "explain", matched, expected, s -> javaSelects(phase, withoutBackoff(s)));
   }
 
+  /**
+   * The next-due read ({@link PhaseRule#dueAt} over {@link PhaseRule#candidate}) agrees with the
+   * claim's rule at every instant, not only at asOf: a row's due time is the first microsecond at
+   * which the decision stops skipping it (it is skipped one microsecond before, taken at it), a row
+   * with no due time is skipped even days later, and the store's per-phase minimum is the least of
+   * the rows'.
+   */
+  @ParameterizedTest
+  @EnumSource(Phase.class)
+  void the_due_time_is_the_first_instant_the_decision_takes_the_row(Phase phase) throws Exception {
+    PhaseRule rule = PhaseRule.of(phase);
+    Map<UUID, Instant> dueAt = new LinkedHashMap<>();
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT s.id, CASE WHEN %s THEN %s END AS due FROM messenger.conference_sessions s"
+                    .formatted(rule.candidate(), rule.dueAt()))) {
+      ps.setLong(1, PostgresReaperStore.micros(phase.window(OPTIONS)));
+      try (var rs = ps.executeQuery()) {
+        while (rs.next()) {
+          dueAt.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "due"));
+        }
+      }
+    }
+    Instant farFuture = AS_OF.plus(Duration.ofDays(30));
+    int withDueTime = 0;
+    for (ConferenceSession s : sessions) {
+      Instant due = dueAt.get(s.id());
+      if (due == null) {
+        assertThat(selectsAt(phase, s, farFuture))
+            .as("%s: no due time but taken 30 days later: %s", phase, describe(phase, s))
+            .isFalse();
+      } else {
+        withDueTime++;
+        assertThat(selectsAt(phase, s, due))
+            .as("%s: not taken at its due time %s: %s", phase, due, describe(phase, s))
+            .isTrue();
+        assertThat(selectsAt(phase, s, due.minus(MICRO)))
+            .as("%s: taken before its due time %s: %s", phase, due, describe(phase, s))
+            .isFalse();
+      }
+    }
+    assertThat(withDueTime).as("the generator reaches this phase's rows").isGreaterThan(20);
+
+    Instant earliest =
+        new PostgresReaperStore(db.dataSource())
+            .dueTimes(java.time.Clock.systemUTC(), OPTIONS)
+            .earliest()
+            .get(phase);
+    assertThat(earliest)
+        .isEqualTo(
+            dueAt.values().stream()
+                .filter(java.util.Objects::nonNull)
+                .min(Comparator.naturalOrder())
+                .orElseThrow());
+  }
+
+  static boolean selectsAt(Phase phase, ConferenceSession s, Instant asOf) {
+    return !(ReaperDecision.decide(phase, s, asOf, OPTIONS) instanceof Decision.Skip);
+  }
+
   static List<UUID> ids(List<ConferenceSession> rows) {
     return rows.stream().map(ConferenceSession::id).toList();
   }
