@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * every instant given: no clock, no sleep.
  */
 class CycleScheduleTest {
-  static final ConferenceRoomReaperOptions NEXT_DUE = ConferenceRoomReaperOptions.defaults();
+  static final ConferenceRoomReaperOptions NEXT_DUE =
+      ConferenceRoomReaperOptions.defaults().toBuilder().schedule(Schedule.NEXT_DUE).build();
   static final Instant START = Instant.parse("2026-12-02T10:00:00Z");
   static final Instant END = START.plusMillis(40);
 
