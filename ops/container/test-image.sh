@@ -173,6 +173,15 @@ printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
 chmod +x "$rootfs/usr/sbin/policy-rc.d"
 mount -t proc proc "$rootfs/proc"
 mount -t sysfs sysfs "$rootfs/sys"
+# /proc and /sys of the rootfs off again. A package's trigger may leave a process in the chroot for a moment (seen
+# on a loaded machine after openjdk-17-jre-headless: "umount: …/proc: target is busy"); a lazy unmount then detaches
+# them at once, so the rootfs is tarred without them either way.
+unmount_pseudo() {
+  local m
+  for m in "$rootfs/sys" "$rootfs/proc"; do
+    umount "$m" 2>/dev/null || { sleep 2; umount "$m" 2>/dev/null; } || umount -l "$m"
+  done
+}
 # A clean environment in the chroot: this script's TMPDIR (and anything else of the host's) does not exist there.
 in_chroot() {
   chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
@@ -188,7 +197,7 @@ import_rootfs() { # import_rootfs <image> [extra --change ...]
     { cat "$work/import.log" >&2; die "podman import of the rootfs failed"; }
 }
 in_chroot ca-certificates
-umount "$rootfs/sys" "$rootfs/proc"
+unmount_pseudo
 rm -f "$rootfs/usr/sbin/policy-rc.d" "$rootfs/etc/resolv.conf"
 
 # The Java >= 25 base: the same rootfs with a runtime made from this machine's JDK >= 25 (no registry to pull one
@@ -231,7 +240,7 @@ chmod +x "$rootfs/usr/sbin/policy-rc.d"
 mount -t proc proc "$rootfs/proc"
 mount -t sysfs sysfs "$rootfs/sys"
 in_chroot openjdk-17-jre-headless
-umount "$rootfs/sys" "$rootfs/proc"
+unmount_pseudo
 rm -f "$rootfs/usr/sbin/policy-rc.d" "$rootfs/etc/resolv.conf"
 import_rootfs "$base_image" --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 rm -rf --one-file-system "$rootfs"
