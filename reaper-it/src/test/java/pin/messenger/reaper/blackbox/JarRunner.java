@@ -55,7 +55,8 @@ final class JarRunner {
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
-    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("bin/reaper prepare finished").isTrue();
+    // Unpacking and training both caches: ~1 minute on 2 quiet cores, several under heavy load.
+    assertThat(finished(p, 600)).as("bin/reaper prepare finished").isTrue();
     assertThat(p.exitValue()).as("bin/reaper prepare: " + Files.readString(log)).isZero();
     prepared = true;
   }
@@ -76,7 +77,7 @@ final class JarRunner {
     Path log = Files.createTempFile("reaper-run", ".log");
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
-    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("reaper finished").isTrue();
+    assertThat(finished(p, 180)).as("reaper finished").isTrue();
     String out = Files.readString(log, StandardCharsets.UTF_8);
     String last = out.strip().lines().reduce((a, b) -> b).orElse("");
     return new Run(p.exitValue(), out, last);
@@ -97,11 +98,26 @@ final class JarRunner {
     Path err = Files.createTempFile("reaper-stderr", ".log");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
     Process p = pb.start();
-    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("reaper finished").isTrue();
+    assertThat(finished(p, 180)).as("reaper finished").isTrue();
     return new Split(
         p.exitValue(),
         Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Waits up to {@code seconds} for {@code p}; one that has not finished by then is killed with
+   * every process it started (bin/reaper execs the JVM, which may have children), so a test's
+   * timeout never leaves a hung worker behind.
+   */
+  static boolean finished(Process p, long seconds) throws InterruptedException {
+    if (p.waitFor(seconds, TimeUnit.SECONDS)) {
+      return true;
+    }
+    p.descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+    p.waitFor(10, TimeUnit.SECONDS);
+    return false;
   }
 
   static Map<String, String> database(PostgresServer server) {
