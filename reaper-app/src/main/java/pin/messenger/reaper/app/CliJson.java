@@ -19,8 +19,11 @@ final class CliJson {
     return MAPPER.writeValueAsString(document);
   }
 
-  /** {@code {"error": "<message and causes>"}}. */
-  static String error(Throwable e) {
-    return write(Map.of("error", ReaperCli.describe(e)));
+  /**
+   * {@code {"error": "<message>"}}: the message a person acts on ({@link Failures#report}), or a
+   * usage error's.
+   */
+  static String error(String message) {
+    return write(Map.of("error", message));
   }
 }

@@ -1,6 +1,7 @@
 package pin.messenger.reaper.app;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -16,12 +17,20 @@ final class DatabaseSettings {
 
   private DatabaseSettings() {}
 
+  /** A URL that names a database: given, and neither empty nor blank. */
   static boolean configured(List<String> args) {
+    String url = url(args);
+    return url != null && !url.isBlank();
+  }
+
+  /**
+   * The URL as given (possibly empty, e.g. an exported but empty SPRING_DATASOURCE_URL), or null.
+   */
+  static @Nullable String url(List<String> args) {
     StandardEnvironment env = new StandardEnvironment();
     env.getPropertySources()
         .addFirst(new SimpleCommandLinePropertySource(args.toArray(String[]::new)));
     ConfigDataEnvironmentPostProcessor.applyTo(env);
-    String url = env.getProperty(URL);
-    return url != null && !url.isBlank();
+    return env.getProperty(URL);
   }
 }

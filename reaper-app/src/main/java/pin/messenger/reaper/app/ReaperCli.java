@@ -60,16 +60,25 @@ public final class ReaperCli {
       return null;
     }
 
-    /** Usage lines of this launcher's own commands and database default. */
+    /** How this launcher is started, for the first usage line. */
+    default String invocation() {
+      return "java -jar conference-room-reaper.jar";
+    }
+
+    /** Usage lines of this launcher's own commands, after the worker's. */
     default String usage() {
       return "";
     }
+
+    /** What the commands do without a database, the usage text's last paragraph. */
+    default String databaseRule() {
+      return DATABASE_RULE;
+    }
   }
 
-  static final String USAGE =
+  /** The worker's commands, in every launcher's usage text. */
+  static final String COMMANDS =
       """
-      usage: bin/reaper <command> [--reaper.<option>=<value> ...]
-
         run                     the worker: a cycle every reaper.polling-interval until SIGTERM / Ctrl-C
         run-once [--dry-run]    one cycle; the last stdout line is one JSON object with its counters
                                 (--dry-run: claim and decide, then roll back: changes nothing)
@@ -99,18 +108,40 @@ public final class ReaperCli {
                                 the newest operator actions (default 20)
         (pause, resume, retry, requeue also take --reason "..." and --json)
 
-        help                    this text
+        help, -h, --help        this text
+      """;
+
+  static final String EXIT_STATUS =
+      """
 
       Exit status: 0 done; 1 failed (database error; {"error":...}); 2 bad command line (unknown
       command or option, malformed id, unknown phase, missing --reason, bad --for/--since/--limit),
-      nothing started; 3 nothing matched (unknown conference, nothing paused/quarantined/given up),
-      nothing changed; 4 more than one row matched without --yes: the plan is printed, nothing
-      changed; 78 no database configured.
+      nothing started (with --json, and for run-once and migrate, also {"error":...} on stdout);
+      3 nothing matched (unknown conference, nothing paused/quarantined/given up), nothing changed;
+      4 more than one row matched without --yes: the plan is printed, nothing changed; 78 no
+      database configured.
+      """;
+
+  /** The production jar's rule: no database, no command. */
+  static final String DATABASE_RULE =
+      """
 
       Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
-      (or --spring.datasource.url=...), required: without it every command but help exits with
-      status 78 and one line naming SPRING_DATASOURCE_URL.
+      (or --spring.datasource.url=...), required: an empty one counts as none, and
+      without it every command but help exits with status 78 and one line naming
+      SPRING_DATASOURCE_URL, before anything starts.
       """;
+
+  /** The usage text of a launcher: its name, the worker's commands, its own, its rules. */
+  static String usage(Extension extension) {
+    return "usage: "
+        + extension.invocation()
+        + " <command> [--reaper.<option>=<value> ...]\n\n"
+        + COMMANDS
+        + extension.usage()
+        + EXIT_STATUS
+        + extension.databaseRule();
+  }
 
   private ReaperCli() {}
 
@@ -126,8 +157,16 @@ public final class ReaperCli {
    */
   public static int run(String[] args, Extension extension) {
     List<String> rest = new ArrayList<>(List.of(args));
-    String command = rest.isEmpty() || rest.get(0).startsWith("--") ? "run" : rest.remove(0);
-    String usage = USAGE + extension.usage();
+    // Options alone mean run (bin/reaper --reaper.x=y); --help alone is help.
+    String command =
+        rest.isEmpty() || (rest.get(0).startsWith("--") && !rest.get(0).equals("--help"))
+            ? "run"
+            : rest.remove(0);
+    String usage = usage(extension);
+    // A command whose stdout is a JSON document says a bad command line in one as well, so that
+    // `... --json | jq` reads an error rather than nothing.
+    boolean json =
+        List.of(args).contains("--json") || command.equals("run-once") || command.equals("migrate");
     try {
       Integer own = extension.command(command, rest);
       if (own != null) {
@@ -153,14 +192,20 @@ public final class ReaperCli {
           yield 0;
         }
         default -> {
-          System.err.println(
-              "conference-room-reaper: unknown command '" + command + "'\n\n" + usage);
+          String message = "unknown command '" + command + "'";
+          System.err.println("conference-room-reaper: " + message + "\n\n" + usage);
+          if (json) {
+            System.out.println(CliJson.error(message));
+          }
           yield 2;
         }
       };
     } catch (UsageException e) {
       System.err.println(
           "conference-room-reaper " + command + ": " + e.getMessage() + "\n\n" + usage);
+      if (json) {
+        System.out.println(CliJson.error(String.valueOf(e.getMessage())));
+      }
       return 2;
     } catch (NotConfiguredException e) {
       System.err.println("conference-room-reaper " + command + ": " + e.getMessage());
@@ -170,16 +215,19 @@ public final class ReaperCli {
 
   /**
    * The initializers that give a command its database: none when one is configured; the launcher's
-   * development database when it has one; otherwise the command fails closed before anything
-   * starts.
+   * development database when it has one and no URL is given at all; otherwise the command fails
+   * closed before anything starts. An empty (or blank) URL, e.g. an exported SPRING_DATASOURCE_URL
+   * whose secret is missing, names no database: it fails closed like none, and never gets the
+   * development database, since whoever set it meant a real one.
    */
   private static List<ApplicationContextInitializer<?>> database(
       List<String> args, Extension extension) {
-    if (DatabaseSettings.configured(args)) {
+    String url = DatabaseSettings.url(args);
+    if (url != null && !url.isBlank()) {
       return List.of();
     }
     ApplicationContextInitializer<ConfigurableApplicationContext> development =
-        extension.developmentDatabase();
+        url == null ? extension.developmentDatabase() : null;
     if (development == null) {
       throw new NotConfiguredException(NO_DATABASE);
     }
@@ -258,7 +306,7 @@ public final class ReaperCli {
       }
       json = CliJson.write(document);
     } catch (RuntimeException | java.sql.SQLException e) {
-      json = CliJson.error(e);
+      json = CliJson.error(Failures.report("run-once", e));
       code = 1;
     } finally {
       done.countDown();
@@ -284,7 +332,7 @@ public final class ReaperCli {
       String version = current == null ? "none" : current.getVersion().getVersion();
       json = CliJson.write(new MigrateDocument(true, version, null));
     } catch (RuntimeException e) {
-      json = CliJson.write(new MigrateDocument(false, null, describe(e)));
+      json = CliJson.write(new MigrateDocument(false, null, Failures.report("migrate", e)));
       code = 1;
     }
     // The document is the last line: every log line queued before it is written first.

@@ -38,12 +38,12 @@ final class StatusCommand {
     if (args.isEmpty() || args.get(0).startsWith("--")) {
       throw new ReaperCli.UsageException("explain needs a conference id");
     }
+    String text = args.remove(0);
     UUID id;
     try {
-      id = UUID.fromString(args.remove(0));
+      id = UUID.fromString(text);
     } catch (IllegalArgumentException e) {
-      throw new ReaperCli.UsageException(
-          "explain: '" + e.getMessage() + "' is not a conference id (a UUID)");
+      throw new ReaperCli.UsageException("'" + text + "' is not a conference id (a UUID)");
     }
     ReaperCli.checkOptions(args);
     return withContext(
@@ -53,10 +53,7 @@ final class StatusCommand {
           Map<String, Object> explained = diagnostics.explain(id, clock.instant(), options);
           if (explained == null) {
             return new Output(
-                3,
-                json
-                    ? CliJson.write(Map.of("error", "no conference " + id))
-                    : "no conference " + id);
+                3, json ? CliJson.error("no conference " + id) : "no conference " + id);
           }
           return new Output(0, json ? CliJson.write(explained) : humanExplain(explained));
         });
@@ -94,7 +91,7 @@ final class StatusCommand {
           action.run(
               ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {
-      output = new Output(1, CliJson.error(e));
+      output = new Output(1, CliJson.error(Failures.report(command, e)));
     } finally {
       // The log lines still queued go to stderr too, before stdout is the document's again.
       QueuedConsoleAppender.flushAll();

@@ -56,7 +56,7 @@ class CliJsonTest {
   void an_error_with_quotes_backslashes_and_control_characters_stays_one_line_of_valid_json() {
     String message = "relation \"x\" does not exist\nat C:\\path\ttab \u0001";
 
-    String json = CliJson.error(new IllegalStateException(message));
+    String json = CliJson.error(message);
 
     assertThat(json).doesNotContain("\n");
     assertThat(JsonPath.parse(json).read("$.error", String.class)).isEqualTo(message);

@@ -12,20 +12,33 @@ import pin.messenger.reaper.bench.ReaperBenchmark;
  * The development launcher behind {@code bin/reaper}: the worker's commands, plus {@code demo} and
  * {@code bench}, and an embedded PostgreSQL for {@code run}, {@code run-once} and {@code migrate}
  * when no database is configured (announced as development mode in its first log line). {@code
- * status} and {@code explain} never start one.
+ * status}, {@code explain} and the operator actions never start one, nor does an empty {@code
+ * SPRING_DATASOURCE_URL}.
  */
 public final class DevLauncher implements ReaperCli.Extension {
   private static final String USAGE =
       """
 
       Development launcher (bin/reaper) only:
-        demo [--duration 60s]   embedded PostgreSQL + a simulated messenger with short timeouts;
-                                a line per cycle, and an SLO summary at the end (or at Ctrl-C)
+        demo [--duration 60s]   a fresh embedded PostgreSQL + a simulated messenger with short
+                                timeouts; a line per cycle, an SLO summary at the end (or Ctrl-C)
         bench [--quick]         the benchmark of docs/benchmarks.md on a fresh embedded PostgreSQL
                                 (full: ~10 min and ~10M rows; --quick: ~3 min, stops at 1M)
-        With no database configured, run / run-once / migrate start an embedded PostgreSQL whose
-        data is kept in .reaper/pgdata (reaper.embedded.data-dir): development mode, said so in the
-        first log line.
+        prepare                 build, unpack and train the start-up caches of both jars, then exit
+        which-java              the java bin/reaper would use (stdout); its version and start-up
+                                cache (stderr)
+      """;
+
+  private static final String DATABASE_RULE =
+      """
+
+      Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
+      (or --spring.datasource.url=...): bin/reaper then runs the production jar. Without one,
+      run, run-once and migrate start an embedded PostgreSQL whose data is kept in .reaper/pgdata
+      (reaper.embedded.data-dir), said so in their first log line; every other command (status,
+      explain and the operator actions) exits with status 78 and one line naming
+      SPRING_DATASOURCE_URL, before anything starts. An empty SPRING_DATASOURCE_URL names no
+      database: every command that needs one exits with status 78, run included.
       """;
 
   public static void main(String[] args) {
@@ -63,7 +76,17 @@ public final class DevLauncher implements ReaperCli.Extension {
   }
 
   @Override
+  public String invocation() {
+    return "bin/reaper";
+  }
+
+  @Override
   public String usage() {
     return USAGE;
+  }
+
+  @Override
+  public String databaseRule() {
+    return DATABASE_RULE;
   }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -30,6 +31,12 @@ class FailClosedIT {
    * the caller).
    */
   private static Result run(Path dir, List<String> command) throws Exception {
+    return run(dir, Map.of(), command);
+  }
+
+  /** As above, with {@code env} added to the clean environment. */
+  private static Result run(Path dir, Map<String, String> extra, List<String> command)
+      throws Exception {
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");
     ProcessBuilder pb =
@@ -39,6 +46,7 @@ class FailClosedIT {
             .redirectError(err.toFile());
     Map<String, String> env = pb.environment();
     env.keySet().removeIf(k -> k.startsWith("SPRING_") || k.startsWith("REAPER_"));
+    env.putAll(extra);
     Process p = pb.start();
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("finished").isTrue();
     return new Result(
@@ -128,5 +136,82 @@ class FailClosedIT {
     String first = r.stdout().lines().findFirst().orElse("");
     assertThat(first).contains("development mode").contains("embedded PostgreSQL");
     assertThat(r.stdout()).as("the cycle ran on it").contains("\"lockAcquired\":true");
+  }
+
+  /**
+   * An exported but empty (or blank) SPRING_DATASOURCE_URL, e.g. from a secret key that is missing,
+   * names no database: both jars fail closed as without it; the development jar does not start its
+   * embedded database for it either (the user meant a real one).
+   */
+  @ParameterizedTest
+  @CsvSource({
+    "worker, run, ''",
+    "worker, run-once, ' '",
+    "dev, run, ''",
+    "dev, run-once, ''",
+    "dev, migrate, ' '",
+    "dev, status, ''"
+  })
+  void an_empty_datasource_url_fails_closed_in_both_jars(String jar, String command, String url)
+      throws Exception {
+    Path dir = Files.createTempDirectory("fail-closed-empty");
+    Path jarPath = jar.equals("worker") ? JarRunner.WORKER_JAR : JarRunner.DEV_JAR;
+    int port = freePort();
+    Result r =
+        run(
+            dir,
+            Map.of("SPRING_DATASOURCE_URL", url),
+            List.of(
+                "java",
+                "-jar",
+                jarPath.toString(),
+                command,
+                "--server.port=" + port,
+                "--reaper.embedded.data-dir=" + dir.resolve("pg")));
+
+    assertThat(r.exit()).as(r.stdout() + r.stderr()).isEqualTo(78);
+    assertThat(r.stderr().strip().lines()).as("one line: " + r.stderr()).hasSize(1);
+    assertThat(r.stderr()).contains("SPRING_DATASOURCE_URL").contains("nothing was started");
+    assertThat(r.stdout()).isEmpty();
+    assertThat(dir.resolve("pg")).as("no embedded database").doesNotExist();
+    assertThat(listening(port)).isFalse();
+  }
+
+  @Test
+  void an_empty_datasource_url_option_fails_closed_in_the_development_jar() throws Exception {
+    Path dir = Files.createTempDirectory("fail-closed-empty-option");
+    Result r =
+        run(
+            dir,
+            List.of(
+                "java",
+                "-jar",
+                JarRunner.DEV_JAR.toString(),
+                "run-once",
+                "--spring.datasource.url=",
+                "--reaper.embedded.data-dir=" + dir.resolve("pg")));
+
+    assertThat(r.exit()).as(r.stdout() + r.stderr()).isEqualTo(78);
+    assertThat(r.stderr()).contains("SPRING_DATASOURCE_URL");
+    assertThat(dir.resolve("pg")).doesNotExist();
+  }
+
+  /**
+   * The production jar's help is about the production jar: how it is started, its commands only,
+   * and its rule (every command but help needs the database).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"help", "-h", "--help"})
+  void the_production_jars_help_describes_the_production_jar(String help) throws Exception {
+    Path dir = Files.createTempDirectory("worker-help");
+    Result r = run(dir, List.of("java", "-jar", JarRunner.WORKER_JAR.toString(), help));
+
+    assertThat(r.exit()).as(r.stderr()).isZero();
+    assertThat(r.stderr()).isEmpty();
+    assertThat(r.stdout())
+        .startsWith("usage: java -jar conference-room-reaper.jar <command>")
+        .contains("run-once [--dry-run]", "status [--json]", "audit [--limit N]")
+        .contains("without it every command but help exits with status 78")
+        .doesNotContain("demo [", "bench [", "prepare", "which-java", "bin/reaper");
   }
 }
