@@ -14,6 +14,30 @@ import javax.sql.DataSource;
 final class BenchData {
   private final DataSource dataSource;
 
+  /** A small pool on {@code url}. */
+  static com.zaxxer.hikari.HikariDataSource pool(String url, int size) {
+    com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource();
+    ds.setJdbcUrl(url);
+    ds.setMaximumPoolSize(size);
+    return ds;
+  }
+
+  /**
+   * A fresh embedded PostgreSQL in a temporary folder named after {@code prefix}, with the server
+   * settings given as name, value pairs.
+   */
+  static io.zonky.test.db.postgres.embedded.EmbeddedPostgres server(
+      String prefix, String... settings) throws java.io.IOException {
+    var builder =
+        io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+            .setDataDirectory(java.nio.file.Files.createTempDirectory(prefix))
+            .setCleanDataDirectory(true);
+    for (int i = 0; i + 1 < settings.length; i += 2) {
+      builder.setServerConfig(settings[i], settings[i + 1]);
+    }
+    return builder.start();
+  }
+
   BenchData(DataSource dataSource) {
     this.dataSource = dataSource;
   }

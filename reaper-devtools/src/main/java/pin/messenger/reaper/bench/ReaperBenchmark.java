@@ -19,8 +19,9 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  * a child process, the only drain section that measures the worker as it ships), {@link SloBench}
  * ({@code slo}: 4), {@link HeartbeatBench} ({@code heartbeat}), {@link StartupBench} ({@code
  * startup}: 6), {@link RunnerLimitBench} ({@code limit}: the production jar as a child process on
- * an embedded server of its own; {@code --worker-jar <path>}). {@code --only} runs the named
- * sections (to repeat one); the charts go to {@link Charts}.
+ * an embedded server of its own; {@code --worker-jar <path>}), {@link ScheduleBench} ({@code
+ * schedule}: fixed vs next-due, the production jar as two child processes). {@code --only} runs the
+ * named sections (to repeat one); the charts go to {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
@@ -29,7 +30,8 @@ public final class ReaperBenchmark {
     boolean quick = args.contains("--quick");
     Sections sections = Sections.from(args);
     // Before anything runs: a missing production jar fails now, not after the other sections.
-    Path workerJar = sections.has("limit") ? WorkerProcess.jar(args) : Path.of(".");
+    Path workerJar =
+        sections.has("limit") || sections.has("schedule") ? WorkerProcess.jar(args) : Path.of(".");
     // The charts are drawn off-screen.
     System.setProperty("java.awt.headless", "true");
     // Only the figures: the embedded server and the pool are chatty at INFO. This is the bench's
@@ -103,6 +105,9 @@ public final class ReaperBenchmark {
       if (sections.has("limit")) {
         new RunnerLimitBench(quick, workerJar, report, charts).run();
       }
+      if (sections.has("schedule")) {
+        new ScheduleBench(quick, args, workerJar, report, charts).run();
+      }
       System.out.println("\n" + report);
     }
     return 0;
@@ -111,7 +116,8 @@ public final class ReaperBenchmark {
   /** The sections {@code --only a,b} names, or all of them. An unknown name is an error. */
   record Sections(List<String> names) {
     static final List<String> KNOWN =
-        List.of("idle", "backlog", "shipped-drain", "slo", "heartbeat", "startup", "limit");
+        List.of(
+            "idle", "backlog", "shipped-drain", "slo", "heartbeat", "startup", "limit", "schedule");
 
     static Sections from(List<String> args) {
       int at = args.indexOf("--only");

@@ -2,7 +2,6 @@ package pin.messenger.reaper.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -105,20 +104,20 @@ final class RunnerLimitBench {
             perPhaseCeiling(),
             perPhaseCeiling() / 0.8,
             3 * perPhaseCeiling()));
-    Path dir = Files.createTempDirectory("reaper-limit");
     List<Charts.Series> lines = new ArrayList<>();
     try (EmbeddedPostgres pg =
-        EmbeddedPostgres.builder()
-            .setDataDirectory(dir)
-            .setCleanDataDirectory(true)
-            .setServerConfig("shared_buffers", "256MB")
-            .setServerConfig("max_wal_size", "4GB")
-            .setServerConfig("track_commit_timestamp", "on")
-            .start()) {
+        BenchData.server(
+            "reaper-limit",
+            "shared_buffers",
+            "256MB",
+            "max_wal_size",
+            "4GB",
+            "track_commit_timestamp",
+            "on")) {
       int n = 0;
       for (Mode mode : modes) {
         String db = "limit_" + n++;
-        try (HikariDataSource admin = pool(pg.getJdbcUrl("postgres", "postgres"), 1);
+        try (HikariDataSource admin = BenchData.pool(pg.getJdbcUrl("postgres", "postgres"), 1);
             Connection c = admin.getConnection();
             Statement st = c.createStatement()) {
           st.execute("CREATE DATABASE " + db);
@@ -139,13 +138,6 @@ final class RunnerLimitBench {
     return options.batchSize() / (double) options.pollingInterval().toSeconds();
   }
 
-  private static HikariDataSource pool(String url, int size) {
-    HikariDataSource ds = new HikariDataSource();
-    ds.setJdbcUrl(url);
-    ds.setMaximumPoolSize(size);
-    return ds;
-  }
-
   private Charts.Series runMode(Mode mode, String url, Duration step) throws Exception {
     report.line(String.format("%n### %s", mode.name()));
     report.line(
@@ -154,7 +146,7 @@ final class RunnerLimitBench {
             + " | cycle ms per 100 closed | sustainable |");
     report.line("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     Charts.Series line = Charts.Series.of(mode.name());
-    try (HikariDataSource ds = pool(url, 3)) {
+    try (HikariDataSource ds = BenchData.pool(url, 3)) {
       SchemaMigrations.migrate(ds);
       BenchData data = new BenchData(ds);
       data.liveRooms(1000);

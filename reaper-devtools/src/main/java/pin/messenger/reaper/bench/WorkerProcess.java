@@ -52,7 +52,7 @@ final class WorkerProcess implements AutoCloseable {
             : Path.of("reaper-worker", "target", "conference-room-reaper.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalArgumentException(
-          "section limit runs the production jar, which is not at "
+          "sections limit and schedule run the production jar, which is not at "
               + jar.toAbsolutePath()
               + ": build it (./mvnw -B -pl reaper-worker -am package -DskipTests) or pass"
               + " --worker-jar <path>");
