@@ -88,7 +88,7 @@ final class ScheduleBench {
         for (String mode : MODES) {
           HikariDataSource ds = BenchData.pool(pg.getJdbcUrl("generator", db(mode)), 2);
           pools.add(ds);
-          prepare(ds, plan);
+          prepare(ds);
         }
         for (String mode : MODES) {
           workers.add(
@@ -97,13 +97,8 @@ final class ScheduleBench {
                   pg.getJdbcUrl("postgres", db(mode)),
                   List.of("--reaper.schedule=" + mode)));
         }
-        // The plan's instants are relative to now, the workers having started.
+        // The idle window: 1,000 occupied live rooms and nothing else.
         Instant t0 = Instant.now();
-        Duration shift = Duration.between(Instant.EPOCH, t0.plus(idle).plus(LEAD));
-        for (HikariDataSource ds : pools) {
-          staleDates(ds, plan, shift);
-        }
-        List<Event> events = events(plan, shift);
         List<long[]> idleWork = work(pools);
         Thread.sleep(idle.toMillis());
         List<long[]> idleEnd = work(pools);
@@ -113,20 +108,34 @@ final class ScheduleBench {
           printWork(
               MODES.get(m), workers.get(m), t0, t0.plus(idle), idleWork.get(m), idleEnd.get(m));
         }
-        Instant start = t0.plus(idle).plus(LEAD);
-        List<long[]> marks = List.of();
-        for (Event e : events) {
-          sleepUntil(e.at());
-          if (marks.isEmpty() && !e.at().isBefore(start)) {
-            marks = work(pools);
-          }
-          for (HikariDataSource ds : pools) {
-            write(ds, e);
-          }
+        // Then the plan's occupied rooms, their instants relative to now: the first event (a room
+        // created Provisioning one provision window before it falls due) is LEAD − PROVISION away.
+        Instant start = Instant.now().plus(LEAD);
+        Duration shift = Duration.between(Instant.EPOCH, start);
+        for (HikariDataSource ds : pools) {
+          occupiedRooms(ds, plan);
+          staleDates(ds, plan, shift);
         }
-        sleepUntil(start.plus(window.multipliedBy(RATES.size())).plus(TAIL));
-        List<long[]> end = work(pools);
-        report(pools, workers, start, marks, end);
+        List<Event> events = events(plan, shift);
+        int first = 0;
+        while (first < events.size() && events.get(first).at().isBefore(start)) {
+          first++;
+        }
+        for (Event e : events.subList(0, first)) {
+          sleepUntil(e.at());
+          writeAll(pools, e);
+        }
+        sleepUntil(start);
+        List<long[]> marks = work(pools);
+        for (Event e : events.subList(first, events.size())) {
+          sleepUntil(e.at());
+          writeAll(pools, e);
+        }
+        Instant end = start.plus(window.multipliedBy(RATES.size()));
+        sleepUntil(end);
+        List<long[]> endWork = work(pools);
+        sleepUntil(end.plus(TAIL));
+        report(pools, workers, start, marks, endWork);
       } finally {
         for (WorkerProcess w : workers) {
           w.close();
@@ -186,12 +195,8 @@ final class ScheduleBench {
     return events;
   }
 
-  /**
-   * The schema, 1,000 occupied live rooms, the plan's occupied rooms (empty-room ones heart-beating
-   * now, stale-live ones last seen so that their window ends at their due instant), the table of
-   * due instants and pg_stat_statements.
-   */
-  private static void prepare(HikariDataSource ds, List<Room> plan) throws SQLException {
+  /** The schema, 1,000 occupied live rooms, the table of due instants and pg_stat_statements. */
+  private static void prepare(HikariDataSource ds) throws SQLException {
     pin.messenger.reaper.schema.SchemaMigrations.migrate(ds);
     BenchData data = new BenchData(ds);
     data.liveRooms(1000);
@@ -199,6 +204,14 @@ final class ScheduleBench {
     data.exec(
         "CREATE TABLE bench_schedule (id uuid PRIMARY KEY, phase text NOT NULL, due_at timestamptz,"
             + " rejoined boolean NOT NULL DEFAULT false)");
+    data.exec("VACUUM ANALYZE");
+  }
+
+  /**
+   * The plan's occupied rooms, heart-beating now (stale-live ones are then dated by {@link
+   * #staleDates} so that their window ends at their due instant).
+   */
+  private static void occupiedRooms(HikariDataSource ds, List<Room> plan) throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
@@ -219,10 +232,15 @@ final class ScheduleBench {
       }
       ps.executeBatch();
     }
-    data.exec("VACUUM ANALYZE");
   }
 
-  private void write(HikariDataSource ds, Event e) throws SQLException {
+  private static void writeAll(List<HikariDataSource> pools, Event e) throws SQLException {
+    for (HikariDataSource ds : pools) {
+      write(ds, e);
+    }
+  }
+
+  private static void write(HikariDataSource ds, Event e) throws SQLException {
     String sql =
         switch (e.what()) {
           case "empty" ->
@@ -353,13 +371,22 @@ final class ScheduleBench {
         }
         cdfs.add(cdf(pools.get(m), MODES.get(m) + " @ " + RATES.get(k) + "/s", from, to));
       }
+    }
+    report.line("");
+    report.line(
+        "| mode | cycles/min (all rates) | statements/h (all rates) | shared buffers/h (all rates) |");
+    report.line("|---|---:|---:|---:|");
+    for (int m = 0; m < MODES.size(); m++) {
       printWork(
-          MODES.get(m) + " (all rates)",
+          MODES.get(m),
           workers.get(m),
           start,
           start.plus(window.multipliedBy(RATES.size())),
           marks.get(m),
           end.get(m));
+    }
+    report.line("");
+    for (int m = 0; m < MODES.size(); m++) {
       checks(MODES.get(m), pools.get(m), workers.get(m));
     }
     charts.line(
