@@ -69,7 +69,7 @@ public record ConferenceRoomReaperOptions(
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_DRAIN_PAUSE = Duration.ofMillis(50);
   public static final ClockSource DEFAULT_CLOCK = ClockSource.SYSTEM;
-  public static final Schedule DEFAULT_SCHEDULE = Schedule.FIXED;
+  public static final Schedule DEFAULT_SCHEDULE = Schedule.NEXT_DUE;
   public static final Duration DEFAULT_NEXT_DUE_COALESCE = Duration.ofMillis(200);
   public static final Duration DEFAULT_NEXT_DUE_MIN_GAP = Duration.ofSeconds(1);
 

@@ -87,7 +87,7 @@ class ConferenceRoomReaperOptionsTest {
     assertThat(o.drainEnabled()).isFalse();
     assertThat(o.drainPause()).isEqualTo(Duration.ofMillis(50));
     assertThat(o.clock()).isEqualTo(ClockSource.SYSTEM);
-    assertThat(o.schedule()).isEqualTo(Schedule.FIXED);
+    assertThat(o.schedule()).isEqualTo(Schedule.NEXT_DUE);
     assertThat(o.nextDueCoalesce()).isEqualTo(Duration.ofMillis(200));
     assertThat(o.nextDueMinGap()).isEqualTo(Duration.ofSeconds(1));
   }
@@ -396,7 +396,7 @@ class ConferenceRoomReaperOptionsTest {
   void the_effective_options_line_names_the_clock() {
     assertThat(ConferenceRoomReaperOptions.defaults().describe())
         .contains(" clock=system ")
-        .endsWith(" schedule=fixed nextDueCoalesce=PT0.2S nextDueMinGap=PT1S");
+        .endsWith(" schedule=next-due nextDueCoalesce=PT0.2S nextDueMinGap=PT1S");
     assertThat(ConferenceRoomReaperOptions.builder().clock(ClockSource.DATABASE).build().describe())
         .contains(" clock=database ");
   }
