@@ -261,6 +261,11 @@ public final class ReaperCli {
             .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)
             .registerShutdownHook(shutdownHook)
             .properties("reaper.command=" + command);
+    if (command.equals("run")) {
+      // The pool starts without a connection and reconnects on its own (no ERROR line per
+      // attempt): run waits for its database (DatabaseStartup) rather than failing at start-up.
+      builder.properties("spring.datasource.hikari.initialization-fail-timeout=-1");
+    }
     if (!defaults.isEmpty()) {
       builder.application().setDefaultProperties(defaults);
     }
