@@ -36,6 +36,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   private final int relayBatchSize;
   private final @Nullable Runnable topicCheck;
   private Instant lastSweep = Instant.MIN;
+  private volatile boolean stopping;
 
   Delivery(
       @Nullable OutboxRelay relay,
@@ -147,7 +148,8 @@ public final class Delivery implements ReaperObserver, DisposableBean {
       published += r.published();
     } while (r.unavailable() == 0
         && (r.published() + r.quarantined() > 0 || r.claimed() >= relayBatchSize)
-        && System.nanoTime() - deadline < 0);
+        && System.nanoTime() - deadline < 0
+        && !stopping);
     return published;
   }
 
@@ -160,11 +162,27 @@ public final class Delivery implements ReaperObserver, DisposableBean {
       do {
         r = recorder.dispatchOnce(clock.instant(), deadline);
         delivered += r.delivered();
-      } while (r.delivered() > 0 && System.nanoTime() - deadline < 0);
+      } while (r.delivered() > 0 && System.nanoTime() - deadline < 0 && !stopping);
     } catch (SQLException e) {
       throw new UncheckedSqlException(e);
     }
     return delivered;
+  }
+
+  /**
+   * The process is stopping (SIGTERM during {@code run-once}'s delivery pass, or the context
+   * closing): the pass takes no further step, a relay step sends nothing more and waits a few
+   * seconds at most for what it sent, a recorder step stops waiting for the media stack. Rows not
+   * delivered stay pending for the next run (at-least-once).
+   */
+  void stop() {
+    stopping = true;
+    if (relay != null) {
+      relay.stop();
+    }
+    if (recorder != null) {
+      recorder.stop();
+    }
   }
 
   /** Carries a recorder step's SQLException out of its thread. */
@@ -194,15 +212,14 @@ public final class Delivery implements ReaperObserver, DisposableBean {
 
   /**
    * Stops the loops: a running relay step sends nothing more and waits a few seconds at most for
-   * what it sent ({@link OutboxRelay#stop()}), then the producer is closed (bounded) after the step
+   * what it sent ({@link OutboxRelay#stop()}), a recorder step stops waiting for the media stack
+   * ({@link RecorderStopDispatcher#stop()}), then the producer is closed (bounded) after the step
    * ended, never under it.
    */
   @Override
   public void destroy() {
+    stop();
     // Null checks mirror start() on purpose: each loop exists only when its delivery is on.
-    if (relay != null) {
-      relay.stop();
-    }
     if (relayLoop != null) {
       relayLoop.close();
     }

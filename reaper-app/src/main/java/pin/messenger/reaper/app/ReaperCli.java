@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
 import org.jspecify.annotations.Nullable;
@@ -260,6 +261,11 @@ public final class ReaperCli {
             .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)
             .registerShutdownHook(shutdownHook)
             .properties("reaper.command=" + command);
+    if (command.equals("run")) {
+      // The pool starts without a connection and reconnects on its own (no ERROR line per
+      // attempt): run waits for its database (DatabaseStartup) rather than failing at start-up.
+      builder.properties("spring.datasource.hikari.initialization-fail-timeout=-1");
+    }
     if (!defaults.isEmpty()) {
       builder.application().setDefaultProperties(defaults);
     }
@@ -275,13 +281,19 @@ public final class ReaperCli {
     checkOptions(args);
     List<ApplicationContextInitializer<?>> database = database(args, extension);
     AtomicBoolean stopping = new AtomicBoolean();
+    AtomicReference<@Nullable Delivery> delivering = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(1);
     // SIGTERM during the cycle: its open batch rolls back whole (or has committed), the lock is
-    // released.
+    // released. During the delivery pass: the pass stops at once, what it did not deliver stays
+    // pending for the next run.
     Thread hook =
         new Thread(
             () -> {
               stopping.set(true);
+              Delivery d = delivering.get();
+              if (d != null) {
+                d.stop();
+              }
               awaitQuietly(done, 60);
             },
             "run-once-shutdown");
@@ -295,25 +307,30 @@ public final class ReaperCli {
           // The cycle takes its moment from reaper.clock, like the periodic loop.
           dryRun ? reaper.dryRun() : reaper.runOnce(stopping::get);
       RunOnceDocument document = RunOnceDocument.of(result);
+      Delivery delivery = ctx.getBean(Delivery.class);
+      // Published before the check below: a SIGTERM from now on reaches the pass (the hook sets
+      // stopping, then reads this), or the pass is never begun.
+      delivering.set(delivery);
       if (!dryRun && !stopping.get()) {
         // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
         int[] delivered =
-            ctx.getBean(Delivery.class)
-                .drain(
-                    clock.instant(),
-                    ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
+            delivery.drain(
+                clock.instant(), ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
         document = document.delivered(delivered[0], delivered[1]);
       }
       json = CliJson.write(document);
     } catch (RuntimeException | java.sql.SQLException e) {
       json = CliJson.error(Failures.report("run-once", e));
       code = 1;
-    } finally {
+    } catch (Error e) {
       done.countDown();
+      throw e;
     }
     // The document is the last line: every log line queued before it is written first.
     QueuedConsoleAppender.flushAll();
     System.out.println(json);
+    // Only now may a SIGTERM's hook return and the JVM end: the document is out.
+    done.countDown();
     return code;
   }
 

@@ -1,19 +1,29 @@
 package pin.messenger.reaper.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import pin.messenger.reaper.core.ConferenceEndedListener;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
@@ -66,9 +76,25 @@ public class ReaperConfiguration {
     return SchemaMigrations::configure;
   }
 
+  /**
+   * Migrates during the context's start for every command but {@code run}, whose migration waits
+   * for the database in {@link DatabaseStartup} instead of ending the process.
+   */
   @Bean
-  PostgresReaperStore reaperStore(DataSource dataSource, ReaperProperties properties) {
-    if (!properties.schema().migrate()) {
+  FlywayMigrationStrategy reaperMigrationStrategy(Environment environment) {
+    boolean deferred = DatabaseStartup.deferred(environment);
+    return flyway -> {
+      if (!deferred) {
+        flyway.migrate();
+      }
+    };
+  }
+
+  @Bean
+  PostgresReaperStore reaperStore(
+      DataSource dataSource, ReaperProperties properties, Environment environment) {
+    // Under run the schema is verified by DatabaseStartup, once the database answers.
+    if (!properties.schema().migrate() && !DatabaseStartup.deferred(environment)) {
       SchemaVerifier.verify(dataSource);
     }
     return new PostgresReaperStore(dataSource);
@@ -100,14 +126,15 @@ public class ReaperConfiguration {
         listeners);
   }
 
-  /** The database as the gauges and readiness see it, read off the scrape path. */
+  /**
+   * The database as the gauges and readiness see it, read off the scrape path; its wait for a
+   * pooled connection is bounded well under the reading period ({@link BoundedConnectionWait}).
+   */
   @Bean(destroyMethod = "close")
   DatabaseGauges databaseGauges(
-      PostgresReaperStore store,
-      DataSource dataSource,
-      ConferenceRoomReaperOptions options,
-      Clock clock) {
-    return new DatabaseGauges(store, dataSource, options, clock);
+      DataSource dataSource, ConferenceRoomReaperOptions options, Clock clock) {
+    DataSource bounded = new BoundedConnectionWait(dataSource);
+    return new DatabaseGauges(new PostgresReaperStore(bounded), bounded, options, clock);
   }
 
   /** The cycles' meters, and the last cycle's start for liveness. */
@@ -141,12 +168,19 @@ public class ReaperConfiguration {
       ReaperMeters meters,
       ConferenceRoomReaperOptions options,
       Clock clock,
-      org.springframework.core.env.Environment env) {
+      Environment env,
+      ObjectProvider<ReaperLoopLifecycle> loop) {
     // Only the periodic worker is expected to complete cycles; one-shot commands report UP.
     boolean periodic = "run".equals(env.getProperty("reaper.command", "run"));
     ConferenceRoomReaperOptions watched =
         periodic ? options : options.toBuilder().enabled(false).build();
-    return new ReaperLivenessIndicator(meters::lastCycleStarted, watched, clock);
+    // The limit counts from the loop's start: waiting for the database at start-up is no wedge.
+    Supplier<@Nullable Instant> loopStarted =
+        () -> {
+          ReaperLoopLifecycle l = loop.getIfAvailable();
+          return l == null ? null : l.startedAt();
+        };
+    return new ReaperLivenessIndicator(meters::lastCycleStarted, loopStarted, watched, clock);
   }
 
   /** The schedule's gauges: the next wake-up and why. */
@@ -163,7 +197,45 @@ public class ReaperConfiguration {
       ConferenceRoomReaper reaper,
       Delivery delivery,
       DatabaseGauges gauges,
-      ScheduleMeters scheduleMeters) {
-    return new ReaperLoopLifecycle(new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges);
+      ScheduleMeters scheduleMeters,
+      Clock clock,
+      Environment environment,
+      DataSource dataSource,
+      ReaperProperties properties,
+      ObjectProvider<Flyway> flyway,
+      ConfigurableApplicationContext context) {
+    Function<Runnable, DatabaseStartup> startup = null;
+    if (DatabaseStartup.deferred(environment)) {
+      boolean migrate = properties.schema().migrate();
+      DatabaseStartup.Prepare prepare =
+          () -> {
+            // A connection first: an unreachable database fails here, whatever comes next.
+            try (Connection unused = dataSource.getConnection()) {
+              // Reached: the pool has a live connection.
+            }
+            Flyway migrations = flyway.getIfAvailable();
+            if (migrate && migrations != null) {
+              migrations.migrate();
+            } else if (!migrate) {
+              SchemaVerifier.verify(dataSource);
+            }
+          };
+      startup = work -> new DatabaseStartup(prepare, work, e -> exit(context, e), clock);
+    }
+    return new ReaperLoopLifecycle(
+        new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges, clock, startup);
+  }
+
+  /**
+   * A database that answers but cannot be used as configured: {@code run} ends as it did when this
+   * failed during start-up, with the reason logged and status 1 (on a thread of its own: the
+   * context's close waits for the start-up thread).
+   */
+  private static void exit(ConfigurableApplicationContext context, Throwable failure) {
+    Failures.report("run", failure);
+    Thread exit =
+        new Thread(
+            () -> System.exit(SpringApplication.exit(context, () -> 1)), "reaper-startup-failed");
+    exit.start();
   }
 }

@@ -20,14 +20,31 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
   private final RecorderClient client;
   private final Clock clock;
 
+  /** Completed by {@link #stop()}: ends every wait for an answer at once. */
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
   RecorderCall(RecorderOptions options, RecorderClient client, Clock clock) {
     this.options = options;
     this.client = client;
     this.clock = clock;
   }
 
+  /**
+   * The process is stopping: no call is made any more (a batch not yet sent is released, no attempt
+   * counted), and a call waiting for its answer is cancelled and failed (it may have reached the
+   * media stack: the request stays pending and is retried, at-least-once).
+   */
+  void stop() {
+    stopped.complete(null);
+  }
+
   @Override
   public List<SendOutcome> send(List<StopRequest> requests, long stepDeadlineNanos) {
+    if (stopped.isDone()) {
+      return requests.stream()
+          .map(r -> SendOutcome.unavailable("not sent: the dispatcher is stopping"))
+          .toList();
+    }
     long deadline =
         LeasedDelivery.earlier(
             System.nanoTime() + options.callBound().toNanos(), stepDeadlineNanos);
@@ -44,7 +61,13 @@ final class RecorderCall implements LeasedDelivery.Sender<StopRequest> {
 
   private SendOutcome await(CompletableFuture<SendOutcome> call, long deadline) {
     try {
-      return call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      CompletableFuture.anyOf(call, stopped)
+          .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      if (!call.isDone()) {
+        call.cancel(true);
+        return SendOutcome.failed("cancelled: the dispatcher stopped before the answer came");
+      }
+      return call.get();
     } catch (TimeoutException e) {
       call.cancel(true);
       return SendOutcome.failed(

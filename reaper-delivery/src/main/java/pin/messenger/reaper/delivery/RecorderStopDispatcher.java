@@ -107,6 +107,14 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
         : DeliveryLoop.Outcome.IDLE;
   }
 
+  /**
+   * The process is stopping: a step waiting for the media stack settles at once (an open call is
+   * cancelled and counted failed, a batch not yet sent is released), and later steps send nothing.
+   */
+  public void stop() {
+    call.stop();
+  }
+
   /** Claims a batch, calls the recorder for each request concurrently, marks the outcomes. */
   public StepResult dispatchOnce(Instant now) throws SQLException {
     return dispatchOnce(now, Long.MAX_VALUE);

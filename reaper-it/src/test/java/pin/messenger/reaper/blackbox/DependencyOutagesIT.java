@@ -55,6 +55,15 @@ class DependencyOutagesIT {
   static final Duration OUTAGE = Duration.ofSeconds(12);
   static final Duration SCRAPE_TIMEOUT = Duration.ofSeconds(2);
   static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * How soon readiness must be seen DOWN after the database begins refusing: the documented bound
+   * (the 5 s reading period + the reading's 1 s wait for a connection), one prober period (2 s) and
+   * its probe timeout, and 10 s for a loaded 2-core machine (three JVMs, a broker and the server)
+   * where a reading or a probe starts late.
+   */
+  static final Duration READINESS_DOWN_BOUND = Duration.ofSeconds(5 + 1 + 2 + 1 + 10);
+
   static final String TOPIC = "pin.messenger.conference-ended.v1";
 
   /** Lines that belong to a cycle and must each carry the cycle's jobRunId. */
@@ -242,7 +251,7 @@ class DependencyOutagesIT {
             dbB.cut();
             await(
                 "both not ready while the database refuses",
-                OUTAGE,
+                READINESS_DOWN_BOUND,
                 () -> prober.notReady("A") && prober.notReady("B"));
             figures.put(
                 "readiness DOWN after (s)", Duration.between(cut, Instant.now()).toMillis() / 1e3);
