@@ -152,7 +152,7 @@ final class ScheduleBench {
   }
 
   /** The rooms falling due in each rate's window, from {@code start}, with a fixed seed. */
-  private List<Room> plan(Instant start) {
+  List<Room> plan(Instant start) {
     Random random = new Random(22);
     List<Room> rooms = new ArrayList<>();
     for (int k = 0; k < RATES.size(); k++) {
@@ -172,7 +172,12 @@ final class ScheduleBench {
     return rooms;
   }
 
-  private static List<Event> events(List<Room> plan, Duration shift) {
+  /**
+   * The generator's writes for {@code plan}, moved by {@code shift}, in time order: an empty room
+   * empties one grace before it is due, a Provisioning room is created one provision timeout
+   * before; stale-live rooms need no write (their heartbeat is dated in advance).
+   */
+  static List<Event> events(List<Room> plan, Duration shift) {
     List<Event> events = new ArrayList<>();
     for (Room r : plan) {
       Room room =

@@ -2,6 +2,7 @@ package pin.messenger.reaper.dev;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.app.DurationOption;
@@ -44,18 +46,36 @@ final class DemoCommand {
 
   private DemoCommand() {}
 
-  static int run(List<String> args) {
+  /**
+   * The demo's command line: how long it runs ({@code null}: until Ctrl-C) and the {@code
+   * --name=value} options it hands to the worker.
+   */
+  record Arguments(@Nullable Duration duration, List<String> options) {}
+
+  /**
+   * Reads {@code [--duration D] [--name=value ...]}; anything else is a usage error (exit 2) that
+   * names it, before anything starts.
+   */
+  static Arguments parse(List<String> args) {
+    List<String> rest = new ArrayList<>(args);
     Duration duration = null;
-    int i = args.indexOf("--duration");
+    int i = rest.indexOf("--duration");
     if (i >= 0) {
-      if (i + 1 >= args.size()) {
+      if (i + 1 >= rest.size()) {
         throw new ReaperCli.UsageException("--duration needs a value such as 60s");
       }
-      duration = DurationOption.parse("duration", args.get(i + 1));
-      args.remove(i + 1);
-      args.remove(i);
+      duration = DurationOption.parse("duration", rest.get(i + 1));
+      rest.remove(i + 1);
+      rest.remove(i);
     }
-    ReaperCli.checkOptions(args);
+    ReaperCli.checkOptions(rest);
+    return new Arguments(duration, List.copyOf(rest));
+  }
+
+  static int run(List<String> commandLine) {
+    Arguments parsed = parse(commandLine);
+    Duration duration = parsed.duration();
+    List<String> args = parsed.options();
     AtomicInteger cycles = new AtomicInteger();
     AtomicLong[] totals = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
     ReaperObserver printer =

@@ -190,7 +190,7 @@ class HungHolderIT {
 
   private static void awaitSkip(ReaperWorker w, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (w.firstCycle(c -> c.kind().equals("skipped")).isEmpty()) {
+    while (w.firstCycle(ReaperWorker.CycleEvent::skipped).isEmpty()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError(w.name + " never found the lock held within " + timeout);
       }
@@ -219,18 +219,15 @@ class HungHolderIT {
   }
 
   private static String describe(ReaperWorker.CycleEvent e, Instant stoppedAt) {
-    return switch (e.kind()) {
-      case "failed" -> "failed: " + errorOf(e.line());
-      case "skipped" -> "skipped";
-      default ->
-          e.lockAcquired() && e.startedAt().isBefore(stoppedAt)
-              ? "completed before the freeze (closed " + e.closed() + ")"
-              : "completed "
-                  + (e.lockAcquired() ? "holding the lock" : "without the lock")
-                  + " (closed "
-                  + e.closed()
-                  + ")";
-    };
+    if (!e.completed()) {
+      return "failed: " + errorOf(e.line());
+    }
+    if (e.skipped()) {
+      return "skipped";
+    }
+    return e.startedAt().isBefore(stoppedAt)
+        ? "completed before the freeze (closed " + e.closed() + ")"
+        : "completed holding the lock (closed " + e.closed() + ")";
   }
 
   private static String errorOf(String line) {

@@ -52,17 +52,19 @@ class ManyProcessesIT {
       long cycles = workers.stream().mapToLong(w -> w.cycles().size()).sum();
       long skipped =
           workers.stream()
-              .mapToLong(w -> w.cycles().stream().filter(c -> !c.lockAcquired()).count())
+              .mapToLong(w -> w.cycles().stream().filter(ReaperWorker.CycleEvent::skipped).count())
               .sum();
+      String perWorker = h.cyclesPerWorker();
       h.stopWorkers();
       List<String> violations = h.violations(settledAt, sloFrom);
       InvariantChecker.Figures f = h.figures();
       System.out.printf(
           "scenario many-processes: conferences=%d runners=4 (processes) cycles=%d lockHeld=%d"
-              + " commandsApplied=%d reaperClosedEnded=%d failed=%d stillActive=%d violations=%d%n",
+              + " (cycles/skipped/failed per worker: %s) commandsApplied=%d reaperClosedEnded=%d failed=%d stillActive=%d violations=%d%n",
           f.conferences(),
           cycles,
           skipped,
+          perWorker,
           applied,
           f.ended(),
           f.failed(),

@@ -100,11 +100,6 @@ class OperatorActionsIT {
     Await.until(what, max, condition, () -> "; worker a:\n" + harness.workers.get(0).tail(20));
   }
 
-  /** Cycles (completed or skipped for the lock) a worker started after {@code from}. */
-  static long cyclesSince(ReaperWorker w, Instant from) {
-    return w.cycles().stream().filter(c -> c.startedAt().isAfter(from)).count();
-  }
-
   static String scrape(int port) throws Exception {
     return http.send(
             HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/prometheus"))
@@ -150,7 +145,7 @@ class OperatorActionsIT {
     await(
         "two more cycles on each runner",
         Duration.ofSeconds(15),
-        () -> harness.workers.stream().allMatch(w -> cyclesSince(w, closed) >= 2));
+        () -> harness.workers.stream().allMatch(w -> w.completedSince(closed) >= 2));
     assertThat(provisioning)
         .allSatisfy(r -> assertThat(harness.rooms.status(r.id)).isEqualTo("Provisioning"));
     for (int port : ports) {

@@ -207,24 +207,27 @@ class PgBouncerIT {
     long cycles = h.workers.stream().mapToLong(w -> w.cycles().size()).sum();
     long skipped =
         h.workers.stream()
-            .mapToLong(w -> w.cycles().stream().filter(c -> !c.lockAcquired()).count())
+            .mapToLong(w -> w.cycles().stream().filter(ReaperWorker.CycleEvent::skipped).count())
             .sum();
     long failedCycles =
         h.workers.stream()
             .mapToLong(w -> w.cycles().stream().filter(c -> c.kind().equals("failed")).count())
             .sum();
+    String perWorker = h.cyclesPerWorker();
     h.stopWorkers();
     List<String> violations = h.violations(settledAt, lastResume);
     InvariantChecker.Figures f = h.figures();
     System.out.printf(
         "scenario pgbouncer: conferences=%d runners=4 (processes, PgBouncer 1.18 transaction mode)"
-            + " cycles=%d lockHeld=%d failedCycles=%d frozen=%s takeoverMs=%d boundMs=%d"
+            + " cycles=%d lockHeld=%d failedCycles=%d (cycles/skipped/failed per worker: %s)"
+            + " frozen=%s takeoverMs=%d boundMs=%d"
             + " reaperClosedEnded=%d failed=%d stillActive=%d violations=%d durationS=%d%n"
             + "without prepareThreshold=0: %s%n",
         f.conferences(),
         cycles,
         skipped,
         failedCycles,
+        perWorker,
         frozenName,
         takeoverMs,
         TAKEOVER_BOUND.toMillis(),

@@ -22,14 +22,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One worker process of the packaged jar ({@code run}), restartable, with what it printed read as
- * it comes: its cycle events ("cycle completed" / "cycle skipped…" / "cycle failed…", with the
- * worker's own timestamps), when it is reaping (a "conference reaped" line), and which rows a cycle
- * in flight at a {@link #mark} closed after it. Each process writes to a file of its own under
- * {@link #log} (kept for a post-mortem), followed as it grows. Every process started here is killed
- * by {@link #close} and, should the test JVM itself die, by a shutdown hook.
+ * it comes: one event per cycle (its "cycle completed" or "cycle failed…" line, with the worker's
+ * own timestamps), when it is reaping (a "conference reaped" line), and which rows a cycle in
+ * flight at a {@link #mark} closed after it. Each process writes to a file of its own under {@link
+ * #log} (kept for a post-mortem), followed as it grows. Every process started here is killed by
+ * {@link #close} and, should the test JVM itself die, by a shutdown hook.
  */
 final class ReaperWorker implements AutoCloseable {
   private static final Set<ReaperWorker> STARTED = ConcurrentHashMap.newKeySet();
@@ -50,7 +51,10 @@ final class ReaperWorker implements AutoCloseable {
   /** A pause in "conference reaped" lines longer than this starts a new reaping streak. */
   private static final long STREAK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
-  /** A cycle event of the worker's log. {@code kind}: completed, skipped or failed. */
+  /**
+   * One cycle of the worker, from the line that ends it. {@code kind}: "completed" (its "cycle
+   * completed" line, with the lock or {@link #skipped} without it) or "failed".
+   */
   record CycleEvent(
       int generation,
       Instant at,
@@ -64,8 +68,14 @@ final class ReaperWorker implements AutoCloseable {
       return at.minusMillis(durationMs);
     }
 
+    /** The cycle ran to its end, holding the run lock or finding it held elsewhere. */
     boolean completed() {
       return kind.equals("completed");
+    }
+
+    /** The cycle ended without the run lock: another runner held it. */
+    boolean skipped() {
+      return completed() && !lockAcquired;
     }
   }
 
@@ -211,7 +221,13 @@ final class ReaperWorker implements AutoCloseable {
     }
   }
 
-  private static CycleEvent parse(int gen, String line) {
+  /**
+   * The cycle event a line of the worker's log ends, or null. A cycle that finds the run lock held
+   * logs "cycle skipped: run lock held by another runner" and then its "cycle completed" line
+   * ({@code lockAcquired:false}); only the latter is its event, so that a skipped cycle counts
+   * once, like any other.
+   */
+  static @Nullable CycleEvent parse(int gen, String line) {
     Instant at = Instant.parse(JsonPath.read(line, "$['@timestamp']"));
     if (line.contains("\"message\":\"cycle completed\"")) {
       long closed =
@@ -224,9 +240,6 @@ final class ReaperWorker implements AutoCloseable {
           num(line, "durationMs"),
           closed,
           line);
-    }
-    if (line.contains("\"message\":\"cycle skipped")) {
-      return new CycleEvent(gen, at, "skipped", false, 0, 0, line);
     }
     if (line.contains("\"message\":\"cycle failed")) {
       return new CycleEvent(gen, at, "failed", false, 0, 0, line);
@@ -331,6 +344,14 @@ final class ReaperWorker implements AutoCloseable {
 
   List<CycleEvent> cycles() {
     return new ArrayList<>(cycles);
+  }
+
+  /**
+   * Cycles of this worker that began after {@code from} and ran to their end (with the lock or
+   * skipped for it): what a wait for "n more cycles" of this worker counts.
+   */
+  long completedSince(Instant from) {
+    return cycles.stream().filter(c -> c.completed() && c.startedAt().isAfter(from)).count();
   }
 
   Optional<CycleEvent> firstCycle(Predicate<CycleEvent> p) {

@@ -238,6 +238,26 @@ final class ReliabilityHarness implements AutoCloseable {
     return new InvariantChecker(dataSource).figures();
   }
 
+  /**
+   * Each worker's cycles, for a scenario line: {@code W1 31/2/1} is 31 cycles, 2 of them skipped
+   * because another runner held the lock, 1 failed (one count per cycle).
+   */
+  String cyclesPerWorker() {
+    return workers.stream()
+        .map(
+            w -> {
+              List<ReaperWorker.CycleEvent> c = w.cycles();
+              return w.name
+                  + " "
+                  + c.size()
+                  + "/"
+                  + c.stream().filter(ReaperWorker.CycleEvent::skipped).count()
+                  + "/"
+                  + c.stream().filter(e -> !e.completed()).count();
+            })
+        .collect(java.util.stream.Collectors.joining(", "));
+  }
+
   /** Stops every worker (SIGTERM, SIGKILL after 20 s); each is tried even if another fails. */
   void stopWorkers() {
     for (ReaperWorker w : workers) {
