@@ -54,7 +54,7 @@ class ConfigurationBindingTest {
           new Setting("reaper.statement-timeout", "9s", Duration.ofSeconds(9)),
           new Setting("reaper.enabled", "false", false),
           new Setting("reaper.clock", "database", ClockSource.DATABASE),
-          new Setting("reaper.schedule", "next-due", Schedule.NEXT_DUE),
+          new Setting("reaper.schedule", "fixed", Schedule.FIXED),
           new Setting("reaper.next-due.coalesce", "201ms", Duration.ofMillis(201)),
           new Setting("reaper.next-due.min-gap", "1001ms", Duration.ofMillis(1001)),
           new Setting("reaper.drain.enabled", "true", true),
