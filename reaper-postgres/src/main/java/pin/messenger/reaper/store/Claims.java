@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.ConferenceSession;
@@ -65,7 +66,7 @@ final class Claims {
         SELECT ?::int IS NULL OR %6$s AS held
       ), candidates AS MATERIALIZED (
         SELECT s.id, %4$s AS ref
-          FROM messenger.conference_sessions s
+          FROM %7$s
          WHERE %1$s AND (SELECT held FROM run_lock)
          ORDER BY %2$s
          LIMIT ?
@@ -107,20 +108,69 @@ final class Claims {
        ORDER BY %3$s
       """;
 
+  /**
+   * A later batch of a drain: the candidates are the next rows of the phase's {@link DrainCursor},
+   * looked up by primary key and re-checked, instead of a scan of every claimable row. Without an
+   * index on the reference time (a heartbeat would then never be a HOT update, docs/design.md
+   * "Index"), that scan reads the whole due backlog, so a drain of E rows in batches of N read
+   * E²/2N rows; with the cursor it reads E once per {@link #PREFETCH_BATCHES} batches and each
+   * batch looks up its window: a nested loop over the ids into the primary key (not {@code id =
+   * ANY(…)}, which the planner may answer with a bitmap AND that reads every entry of the phase's
+   * index range). One parameter before the claimable predicate's: the ids.
+   */
+  private static final String FROM_CURSOR =
+      "unnest(?::uuid[]) AS w(id) JOIN messenger.conference_sessions s ON s.id = w.id";
+
+  /** The first batch's candidates: a scan of the phase's range of ix_conf_active. */
+  private static final String FROM_TABLE = "messenger.conference_sessions s";
+
+  /**
+   * A drain's next positions in claim order after a position (null: from the start), read without
+   * locks: what a {@link DrainCursor} holds. %1$s is the claimable predicate, %2$s the order over
+   * {@code s}, %3$s the reference-time column over {@code s}. Parameters: cutoff, asOf, after key,
+   * after key, after id, limit.
+   */
+  static final String PREFETCH =
+      """
+      SELECT s.id, %3$s AS ref
+        FROM messenger.conference_sessions s
+       WHERE %1$s
+         AND (?::timestamptz IS NULL OR (%3$s, s.id) > (?::timestamptz, ?::uuid))
+       ORDER BY %2$s
+       LIMIT ?
+      """;
+
+  /**
+   * How many batches' windows one {@link #PREFETCH} reads ahead (at least {@link #MIN_PREFETCH}).
+   */
+  static final int PREFETCH_BATCHES = 32;
+
+  /**
+   * The least a {@link #PREFETCH} reads ahead, so small batches do not re-read the backlog often.
+   */
+  static final int MIN_PREFETCH = 20_000;
+
   private static final Map<Phase, String> CLAIM_SQL = new EnumMap<>(Phase.class);
+  private static final Map<Phase, String> CURSOR_CLAIM_SQL = new EnumMap<>(Phase.class);
+  private static final Map<Phase, String> PREFETCH_SQL = new EnumMap<>(Phase.class);
 
   static {
     for (Phase phase : Phase.values()) {
       PhaseRule rule = PhaseRule.of(phase);
-      CLAIM_SQL.put(
-          phase,
-          CLAIM.formatted(
-              rule.claimable(),
-              rule.order("s"),
-              rule.order("c"),
-              rule.column(),
-              "c." + phase.referenceTime().column(),
-              AdvisoryRunLock.HELD_BY));
+      for (boolean cursor : new boolean[] {false, true}) {
+        (cursor ? CURSOR_CLAIM_SQL : CLAIM_SQL)
+            .put(
+                phase,
+                CLAIM.formatted(
+                    rule.claimable(),
+                    rule.order("s"),
+                    rule.order("c"),
+                    rule.column(),
+                    "c." + phase.referenceTime().column(),
+                    AdvisoryRunLock.HELD_BY,
+                    cursor ? FROM_CURSOR : FROM_TABLE));
+      }
+      PREFETCH_SQL.put(phase, PREFETCH.formatted(rule.claimable(), rule.order("s"), rule.column()));
     }
   }
 
@@ -137,15 +187,63 @@ final class Claims {
     return Objects.requireNonNull(CLAIM_SQL.get(phase));
   }
 
+  /** {@link #CLAIM} over a drain cursor's ids ({@link #FROM_CURSOR}). */
+  static String cursorClaimSql(Phase phase) {
+    return Objects.requireNonNull(CURSOR_CLAIM_SQL.get(phase));
+  }
+
+  static String prefetchSql(Phase phase) {
+    return Objects.requireNonNull(PREFETCH_SQL.get(phase));
+  }
+
+  /** The candidate window of a claim of {@code limit} rows. */
+  static int window(int limit) {
+    return Math.multiplyExact(limit, WINDOW_FACTOR);
+  }
+
+  /** How many positions one prefetch reads for claims of {@code limit} rows. */
+  static int prefetchSize(int limit) {
+    return Math.max(MIN_PREFETCH, Math.multiplyExact(window(limit), PREFETCH_BATCHES));
+  }
+
+  /**
+   * Reads up to {@code n} claimable positions after {@code after} in claim order, without locks.
+   */
+  List<ClaimPosition> prefetch(
+      Phase phase, Instant cutoff, Instant asOf, @Nullable ClaimPosition after, int n) {
+    try (PreparedStatement ps = connection.prepareStatement(prefetchSql(phase))) {
+      int i = 1;
+      ps.setObject(i++, Jdbc.ts(cutoff));
+      ps.setObject(i++, Jdbc.ts(asOf));
+      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
+      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
+      ps.setObject(i++, after == null ? null : after.id());
+      ps.setInt(i, n);
+      List<ClaimPosition> positions = new ArrayList<>(Math.min(n, 1 << 16));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          positions.add(
+              new ClaimPosition(
+                  Objects.requireNonNull(Jdbc.instant(rs, "ref")), Jdbc.uuid(rs, "id")));
+        }
+      }
+      return positions;
+    } catch (SQLException e) {
+      throw new StoreException(
+          "reading the drain's next " + phase.label() + " rows failed: " + Jdbc.describe(e), e);
+    }
+  }
+
   /** The claim alone: no run lock to check, no earlier batch (tests of the rule's SQL). */
   List<ConferenceSession> claim(Phase phase, Instant cutoff, Instant asOf, int limit) {
-    return claim(phase, cutoff, asOf, limit, null, null, null).rows();
+    return claim(phase, cutoff, asOf, limit, null, null, null, null).rows();
   }
 
   /**
    * Runs {@link #CLAIM} in one round trip, after {@code limits} when given (the batch's first
    * statement sets its limits in the same round trip: pgjdbc sends both before one Sync, and the
-   * claim then runs under them). {@code lockPid} null: no run lock to check.
+   * claim then runs under them). {@code lockPid} null: no run lock to check. {@code cursorIds}
+   * non-null: the candidates are those rows ({@link #cursorClaimSql}), not a scan.
    */
   Result claim(
       Phase phase,
@@ -154,17 +252,21 @@ final class Claims {
       int limit,
       @Nullable ClaimPosition after,
       @Nullable Integer lockPid,
-      PostgresBatch.@Nullable Limits limits) {
-    String sql =
-        limits == null ? claimSql(phase) : PostgresBatch.SET_LIMITS + ";\n" + claimSql(phase);
+      PostgresBatch.@Nullable Limits limits,
+      @Nullable List<UUID> cursorIds) {
+    String claim = cursorIds == null ? claimSql(phase) : cursorClaimSql(phase);
+    String sql = limits == null ? claim : PostgresBatch.SET_LIMITS + ";\n" + claim;
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
       int i = limits == null ? 1 : limits.bind(ps, 1);
       ps.setObject(i++, lockPid, Types.INTEGER);
       ps.setObject(i++, lockPid, Types.INTEGER);
       ps.setString(i++, AdvisoryRunLock.NAME);
+      if (cursorIds != null) {
+        ps.setArray(i++, Jdbc.uuidArray(connection, cursorIds));
+      }
       ps.setObject(i++, Jdbc.ts(cutoff));
       ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setInt(i++, Math.multiplyExact(limit, WINDOW_FACTOR));
+      ps.setInt(i++, window(limit));
       ps.setObject(i++, Jdbc.ts(cutoff));
       ps.setObject(i++, Jdbc.ts(asOf));
       ps.setInt(i++, limit);

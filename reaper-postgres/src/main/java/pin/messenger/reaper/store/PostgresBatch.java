@@ -25,7 +25,8 @@ import pin.messenger.reaper.core.Transition;
  *
  * <p>Round trips on the happy path: the limits, the run lock's check, the claim and its count in
  * one; the write with its savepoint, release and the lock's check again in one; the commit. A batch
- * with nothing to write: two.
+ * with nothing to write: two. A drain's later batch that reads ahead ({@link DrainCursor}): two
+ * more, once per {@link Claims#PREFETCH_BATCHES} batches or more.
  */
 final class PostgresBatch implements ReaperStore.Batch {
 
@@ -75,8 +76,16 @@ final class PostgresBatch implements ReaperStore.Batch {
    */
   private @Nullable Integer lockPid;
 
-  PostgresBatch(Connection connection, Duration statementTimeout, Duration idleTimeout) {
+  /** Where the batch finds its phase's drain cursor; null: no drain cursors (every claim scans). */
+  private final @Nullable PostgresReaperStore drains;
+
+  PostgresBatch(
+      Connection connection,
+      Duration statementTimeout,
+      Duration idleTimeout,
+      @Nullable PostgresReaperStore drains) {
     this.connection = connection;
+    this.drains = drains;
     this.claims = new Claims(connection);
     this.pendingLimits = Limits.of(statementTimeout, idleTimeout);
     this.writes = new PoisonIsolation(connection, new TransitionWriter(connection));
@@ -91,7 +100,27 @@ final class PostgresBatch implements ReaperStore.Batch {
       int limit,
       @Nullable ClaimPosition after) {
     lockPid = lock instanceof AdvisoryRunLock advisory ? advisory.pid() : null;
-    Claims.Result result = claims.claim(phase, cutoff, asOf, limit, after, lockPid, takeLimits());
+    List<UUID> cursorIds = null;
+    if (drains != null) {
+      if (after == null) {
+        drains.forgetDrain(phase);
+      } else {
+        // A later batch of a drain: its candidates come from the read-ahead, not a scan.
+        cursorIds =
+            drains
+                .drainCursor(phase, asOf)
+                .next(
+                    after,
+                    Claims.window(limit),
+                    Claims.prefetchSize(limit),
+                    (from, n) -> {
+                      sendPendingLimits();
+                      return claims.prefetch(phase, cutoff, asOf, from, n);
+                    });
+      }
+    }
+    Claims.Result result =
+        claims.claim(phase, cutoff, asOf, limit, after, lockPid, takeLimits(), cursorIds);
     if (!result.runLockHeld()) {
       throw lockLost();
     }

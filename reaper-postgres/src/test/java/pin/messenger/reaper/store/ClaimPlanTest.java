@@ -95,6 +95,33 @@ class ClaimPlanTest {
   }
 
   @org.junit.jupiter.api.Test
+  void a_later_drain_batch_reads_its_window_not_the_backlog() throws Exception {
+    // Since V6 the index holds no last_activity_at, so the first batch's scan reads every due empty
+    // room to find the oldest. A later batch of the drain takes its window from the read-ahead
+    // instead: its reads must not grow with the backlog.
+    Phase phase = Phase.EMPTY_ROOM;
+    Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
+    int limit = 10;
+    List<java.util.UUID> window = new ArrayList<>();
+    try (Connection c = db.dataSource().getConnection()) {
+      for (ClaimPosition p :
+          new Claims(c).prefetch(phase, cutoff, AS_OF, null, Claims.window(limit))) {
+        window.add(p.id());
+      }
+    }
+    assertThat(window).hasSize(Claims.window(limit));
+    String scan = explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null, limit, null);
+    String fromCursor =
+        explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null, limit, window);
+
+    // The premise: the scan reads the whole due backlog (more than 10 windows).
+    assertThat(rowsRead(scan)).isGreaterThan(10L * Claims.window(limit));
+    // From the cursor: the window's rows and the claim's locks, by primary key; no scan at all.
+    assertThat(fromCursor).doesNotContain("ix_conf_active").doesNotContain("Seq Scan");
+    assertThat(tableRowsRead(fromCursor)).isLessThanOrEqualTo(2L * Claims.window(limit));
+  }
+
+  @org.junit.jupiter.api.Test
   void the_due_times_read_uses_ix_conf_active_and_reads_no_terminal_row() throws Exception {
     String plan;
     try (Connection c = db.dataSource().getConnection();
@@ -197,27 +224,70 @@ class ClaimPlanTest {
 
   private static final Pattern LOOPS = Pattern.compile("loops=(\\d+)");
 
-  /** The batch's claim statement as PostgresBatch sends it (no run lock to check). */
+  /**
+   * Rows the plan read from conference_sessions by any scan: rows returned times loops, and those a
+   * filter removed.
+   */
+  private static long tableRowsRead(String plan) {
+    long read = 0;
+    boolean inScan = false;
+    for (String line : plan.split("\n")) {
+      if (line.contains("->") || !inScan) {
+        inScan = line.contains("Scan") && line.contains("on conference_sessions");
+        if (inScan && !line.contains("never executed")) {
+          Matcher rows = ACTUAL_ROWS.matcher(line);
+          Matcher loops = LOOPS.matcher(line);
+          assertThat(rows.find() && loops.find()).as("rows and loops in %s", line).isTrue();
+          read += Long.parseLong(rows.group(1)) * Long.parseLong(loops.group(1));
+        }
+      } else {
+        Matcher m = REMOVED.matcher(line);
+        if (m.find()) {
+          read += Long.parseLong(m.group(1));
+        }
+      }
+    }
+    return read;
+  }
+
   private static String explain(String explain, Phase phase, @Nullable ClaimPosition after)
       throws Exception {
+    return explain(explain, phase, after, LIMIT, null);
+  }
+
+  /**
+   * The batch's claim statement as PostgresBatch sends it (no run lock to check), over a drain
+   * cursor's ids when given.
+   */
+  private static String explain(
+      String explain,
+      Phase phase,
+      @Nullable ClaimPosition after,
+      int limit,
+      java.util.@Nullable List<java.util.UUID> cursorIds)
+      throws Exception {
     Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
+    String sql = cursorIds == null ? Claims.claimSql(phase) : Claims.cursorClaimSql(phase);
     try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(explain + Claims.claimSql(phase))) {
+        PreparedStatement ps = c.prepareStatement(explain + sql)) {
       c.setAutoCommit(false);
       int i = 1;
       ps.setObject(i++, null, Types.INTEGER);
       ps.setObject(i++, null, Types.INTEGER);
       ps.setString(i++, AdvisoryRunLock.NAME);
+      if (cursorIds != null) {
+        ps.setArray(i++, c.createArrayOf("uuid", cursorIds.toArray()));
+      }
       ps.setObject(i++, Rooms.ts(cutoff));
       ps.setObject(i++, Rooms.ts(AS_OF));
-      ps.setInt(i++, LIMIT * Claims.WINDOW_FACTOR);
+      ps.setInt(i++, Claims.window(limit));
       ps.setObject(i++, Rooms.ts(cutoff));
       ps.setObject(i++, Rooms.ts(AS_OF));
-      ps.setInt(i++, LIMIT);
+      ps.setInt(i++, limit);
       ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
       ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
       ps.setObject(i++, after == null ? null : after.id());
-      ps.setInt(i, LIMIT);
+      ps.setInt(i, limit);
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
