@@ -47,18 +47,21 @@ final class Claims {
    *       UPDATE SKIP LOCKED} with the predicate re-checked on the row's newest version, until
    *       {@code limit} are locked (a nested loop under the {@code LIMIT}: no candidate past the
    *       limit-th locked one is locked). Parameters: cutoff, asOf, limit.
-   *   <li>{@code skipped}: candidates not claimed, after the previous full batch's last position
-   *       ({@code after}, null for the first batch) and, when the claim was full, up to its last
+   *   <li>{@code passed}: candidates not claimed and, when the claim was full, up to its last
    *       position: the rows other transactions held (or changed after the statement's snapshot).
    *       Positions compare (reference time, id), so a row tied with the last claimed row's
    *       timestamp but after it in id order — cut by the LIMIT, not held — is outside. %5$s is the
-   *       reference-time column over {@code c}. Parameters: after key, after key, after id, limit.
+   *       reference-time column over {@code c}. Parameter: limit. A drain offers them to its next
+   *       batch again ({@link DrainCursor}), as a scan would.
+   *   <li>{@code skipped}: those after the previous full batch's last position ({@code after}, null
+   *       for the first batch), so a row held across batches counts once. Parameters: after key,
+   *       after key, after id.
    * </ol>
    *
    * <p>The result has one row per claimed row in claim order (%3$s), each with what the event needs
    * (distinct roster in join order, newest recording, recordings still running), or one row of
    * nulls when nothing was claimed; {@code run_lock_held} and {@code skipped_locked} are on every
-   * row.
+   * row, {@code passed_over} (the ids of {@code passed}, null for none) on the first only.
    */
   static final String CLAIM =
       """
@@ -83,16 +86,20 @@ final class Claims {
          ) l
          ORDER BY k.ref, k.id
          LIMIT ?
-      ), skipped AS (
-        SELECT count(*) AS n FROM candidates k
+      ), passed AS MATERIALIZED (
+        SELECT k.id, k.ref FROM candidates k
          WHERE NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = k.id)
-           AND (?::timestamptz IS NULL OR (k.ref, k.id) > (?::timestamptz, ?::uuid))
            AND ((SELECT count(*) FROM claimed) < ?
                 OR (k.ref, k.id) <= (SELECT %5$s, c.id FROM claimed c
                                       ORDER BY %5$s DESC, c.id DESC LIMIT 1))
+      ), skipped AS (
+        SELECT count(*) AS n FROM passed k
+         WHERE ?::timestamptz IS NULL OR (k.ref, k.id) > (?::timestamptz, ?::uuid)
       )
       SELECT (SELECT held FROM run_lock) AS run_lock_held,
              (SELECT n FROM skipped) AS skipped_locked,
+             CASE WHEN row_number() OVER (ORDER BY %3$s) = 1
+                  THEN (SELECT array_agg(p.id) FROM passed p) END AS passed_over,
              c.*,
              ARRAY(SELECT p.user_id FROM messenger.conference_participants p
                     WHERE p.conference_id = c.id
@@ -175,7 +182,15 @@ final class Claims {
   }
 
   /** What one claim statement returned. */
-  record Result(List<ConferenceSession> rows, int skippedLocked, boolean runLockHeld) {}
+  /**
+   * What one claim statement returned; {@code passedOver}: the candidates it passed over because
+   * they were held, which a drain's next batch offers again.
+   */
+  record Result(
+      List<ConferenceSession> rows,
+      int skippedLocked,
+      boolean runLockHeld,
+      List<UUID> passedOver) {}
 
   private final Connection connection;
 
@@ -270,10 +285,10 @@ final class Claims {
       ps.setObject(i++, Jdbc.ts(cutoff));
       ps.setObject(i++, Jdbc.ts(asOf));
       ps.setInt(i++, limit);
+      ps.setInt(i++, limit);
       ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
       ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : after.id());
-      ps.setInt(i, limit);
+      ps.setObject(i, after == null ? null : after.id());
       boolean results = ps.execute();
       if (limits != null) {
         results = ps.getMoreResults();
@@ -284,16 +299,20 @@ final class Claims {
       List<ConferenceSession> rows = new ArrayList<>(limit);
       int skipped = 0;
       boolean held = false;
+      List<UUID> passedOver = List.of();
       try (ResultSet rs = ps.getResultSet()) {
         while (rs.next()) {
           held = rs.getBoolean("run_lock_held");
           skipped = rs.getInt("skipped_locked");
+          if (rs.getObject("passed_over") != null) {
+            passedOver = Jdbc.uuids(rs, "passed_over");
+          }
           if (rs.getObject("id") != null) {
             rows.add(session(rs));
           }
         }
       }
-      return new Result(rows, skipped, held);
+      return new Result(rows, skipped, held, passedOver);
     } catch (SQLException e) {
       throw new StoreException("claim " + phase.label() + " failed: " + Jdbc.describe(e), e);
     }

@@ -16,11 +16,11 @@ import pin.messenger.reaper.core.Phase;
  * key instead of scanning (and sorting) the whole due backlog again. Every claim still re-checks
  * each row under its lock, so the cursor only chooses candidates, never decides.
  *
- * <p>What it gives up, within one cycle's drain: a row passed over (held by another transaction) is
- * not offered again to the later batches of the same drain, and a row that becomes claimable after
- * the read-ahead and sorts before its end waits for the next cycle — as every row that becomes due
- * during a cycle does. The cycle's {@code asOf} is fixed, so no row becomes due by the clock
- * meanwhile.
+ * <p>A row a batch passed over because another transaction held it is offered to the next batch
+ * again (first, as it sorts first), as a fresh scan would offer it. What the cursor gives up,
+ * within one cycle's drain: a row that becomes claimable after the read-ahead and sorts before its
+ * end waits for the next cycle — as every row that becomes due during a cycle does. The cycle's
+ * {@code asOf} is fixed, so no row becomes due by the clock meanwhile.
  */
 final class DrainCursor {
   private static final Comparator<ClaimPosition> ORDER =
@@ -29,6 +29,9 @@ final class DrainCursor {
   private final Phase phase;
   private final Instant asOf;
   private final ArrayDeque<ClaimPosition> ahead = new ArrayDeque<>();
+
+  /** The last batch's passed-over rows (held by others), offered to the next batch first. */
+  private List<UUID> passedOver = List.of();
 
   /** Where the last read-ahead ended; null before the first. */
   private @Nullable ClaimPosition readUpTo;
@@ -46,9 +49,15 @@ final class DrainCursor {
     return this.phase == phase && this.asOf.equals(asOf);
   }
 
+  /** What the last batch passed over because other transactions held it. */
+  void passedOver(List<UUID> ids) {
+    passedOver = List.copyOf(ids);
+  }
+
   /**
-   * The ids of the next {@code window} positions after {@code after}, reading ahead through {@code
-   * prefetch} (positions after a position, at most n) when fewer than that are left.
+   * The ids of the next window: the last batch's passed-over rows, then the positions after {@code
+   * after}, {@code window} in all, reading ahead through {@code prefetch} (positions after a
+   * position, at most n) when fewer than that are left.
    */
   List<UUID> next(ClaimPosition after, int window, int prefetchSize, Prefetch prefetch) {
     while (!ahead.isEmpty() && ORDER.compare(ahead.peekFirst(), after) <= 0) {
@@ -66,7 +75,13 @@ final class DrainCursor {
       }
       complete = read.size() < prefetchSize;
     }
-    List<UUID> ids = new ArrayList<>(Math.min(window, ahead.size()));
+    List<UUID> ids = new ArrayList<>(window);
+    for (UUID id : passedOver) {
+      if (ids.size() == window) {
+        return ids;
+      }
+      ids.add(id);
+    }
     for (ClaimPosition p : ahead) {
       if (ids.size() == window) {
         break;

@@ -121,6 +121,9 @@ final class PostgresBatch implements ReaperStore.Batch {
     }
     Claims.Result result =
         claims.claim(phase, cutoff, asOf, limit, after, lockPid, takeLimits(), cursorIds);
+    if (drains != null && result.runLockHeld()) {
+      drains.drainCursor(phase, asOf).passedOver(result.passedOver());
+    }
     if (!result.runLockHeld()) {
       throw lockLost();
     }

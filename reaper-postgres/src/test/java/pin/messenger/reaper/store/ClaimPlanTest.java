@@ -284,10 +284,10 @@ class ClaimPlanTest {
       ps.setObject(i++, Rooms.ts(cutoff));
       ps.setObject(i++, Rooms.ts(AS_OF));
       ps.setInt(i++, limit);
+      ps.setInt(i++, limit);
       ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
       ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : after.id());
-      ps.setInt(i, limit);
+      ps.setObject(i, after == null ? null : after.id());
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

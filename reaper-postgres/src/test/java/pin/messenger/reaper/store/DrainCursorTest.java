@@ -61,6 +61,18 @@ class DrainCursorTest {
   }
 
   @Test
+  void rows_the_last_batch_passed_over_are_offered_first_again() {
+    DrainCursor cursor = new DrainCursor(Phase.EMPTY_ROOM, AS_OF);
+    cursor.passedOver(List.of(id(1)));
+
+    assertThat(cursor.next(backlog.get(2), 4, 10, this::read))
+        .containsExactly(id(1), id(3), id(4), id(5));
+    cursor.passedOver(List.of());
+    assertThat(cursor.next(backlog.get(5), 4, 10, this::read))
+        .containsExactly(id(6), id(7), id(8), id(9));
+  }
+
+  @Test
   void a_short_read_ahead_means_nothing_is_left_to_read() {
     DrainCursor cursor = new DrainCursor(Phase.EMPTY_ROOM, AS_OF);
 

@@ -118,10 +118,10 @@ class IdleCycleBuffersTest {
       ps.setObject(i++, Rooms.ts(cutoff));
       ps.setObject(i++, Rooms.ts(AS_OF));
       ps.setInt(i++, LIMIT);
+      ps.setInt(i++, LIMIT);
       ps.setObject(i++, null);
       ps.setObject(i++, null);
-      ps.setObject(i++, null);
-      ps.setInt(i, LIMIT);
+      ps.setObject(i, null);
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
