@@ -51,8 +51,11 @@ final class Claims {
    *       position: the rows other transactions held (or changed after the statement's snapshot).
    *       Positions compare (reference time, id), so a row tied with the last claimed row's
    *       timestamp but after it in id order — cut by the LIMIT, not held — is outside. %5$s is the
-   *       reference-time column over {@code c}. Parameter: limit. A drain offers them to its next
-   *       batch again ({@link DrainCursor}), as a scan would.
+   *       reference-time column over {@code c}. {@code NOT IN}, not {@code NOT EXISTS}: the planner
+   *       hashes the claimed ids for it, where it ran {@code NOT EXISTS} as a nested loop over the
+   *       CTE (up to window × limit comparisons a batch: two million at batch 1000). Parameter:
+   *       limit. A drain offers them to its next batch again ({@link DrainCursor}), as a scan
+   *       would.
    *   <li>{@code skipped}: those after the previous full batch's last position ({@code after}, null
    *       for the first batch), so a row held across batches counts once. Parameters: after key,
    *       after key, after id.
@@ -88,7 +91,7 @@ final class Claims {
          LIMIT ?
       ), passed AS MATERIALIZED (
         SELECT k.id, k.ref FROM candidates k
-         WHERE NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = k.id)
+         WHERE k.id NOT IN (SELECT c.id FROM claimed c)
            AND ((SELECT count(*) FROM claimed) < ?
                 OR (k.ref, k.id) <= (SELECT %5$s, c.id FROM claimed c
                                       ORDER BY %5$s DESC, c.id DESC LIMIT 1))

@@ -74,6 +74,9 @@ class ClaimPlanTest {
     // again (a second scan would double this).
     assertThat(rowsRead(plan))
         .isLessThanOrEqualTo(phase == Phase.EMPTY_ROOM ? ROOMS_PER_KIND : 3 * ROOMS_PER_KIND);
+    // The passed-over candidates are told from the claimed ones by a hash, not a nested loop over
+    // the claimed rows (window × limit comparisons).
+    assertThat(plan).contains("hashed SubPlan").doesNotContain("Nested Loop Anti Join");
     // The primary key only locks candidates, one lookup each, and only until the limit is reached:
     // never more lookups than the candidate window.
     assertThat(pkeyLookups(plan)).isLessThanOrEqualTo(LIMIT * Claims.WINDOW_FACTOR);
