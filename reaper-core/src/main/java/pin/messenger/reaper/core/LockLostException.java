@@ -8,4 +8,8 @@ public final class LockLostException extends StoreException {
   public LockLostException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  public LockLostException(String message) {
+    super(message);
+  }
 }

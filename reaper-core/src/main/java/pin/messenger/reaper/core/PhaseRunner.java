@@ -71,7 +71,7 @@ final class PhaseRunner {
           outcomes.merge(phase, total, BatchOutcome::plus);
           return;
         }
-        lock.verifyHeld();
+        // The run lock is checked by the batch's claim (claim), before it claims anything.
         BatchOutcome batch = runBatch(lock, phase, asOf, origin, cancellation, dryRun, after);
         total = total.plus(batch);
         boolean full = batch.claimed() >= options.batchSize();
@@ -100,11 +100,12 @@ final class PhaseRunner {
     try (ReaperStore.Batch batch =
         store.beginBatch(options.statementTimeout(), options.lockTtl())) {
       cancellation.throwIfCancelled(Checkpoint.BEFORE_CLAIM, phase);
-      List<ConferenceSession> claimed = batch.claim(phase, cutoff, asOf, options.batchSize());
-      claimedCount = claimed.size();
       cancellation.throwIfCancelled(Checkpoint.BEFORE_COUNT, phase);
-      skippedLocked =
-          batch.countSkippedLocked(phase, cutoff, asOf, claimed, options.batchSize(), after[0]);
+      ReaperStore.Claim claim =
+          batch.claim(lock, phase, cutoff, asOf, options.batchSize(), after[0]);
+      List<ConferenceSession> claimed = claim.rows();
+      claimedCount = claimed.size();
+      skippedLocked = claim.skippedLocked();
       if (!claimed.isEmpty()) {
         after[0] = ClaimPosition.of(phase, claimed.get(claimed.size() - 1));
       }
@@ -140,11 +141,10 @@ final class PhaseRunner {
       }
       cancellation.throwIfCancelled(Checkpoint.BEFORE_COMMIT, phase);
       if (!dryRun) {
-        // Again right before the commit: a runner that stalled inside the batch (GC pause, SIGSTOP)
-        // and lost its
-        // lock meanwhile rolls back instead of committing beside the new holder.
-        lock.verifyHeld();
-        batch.commit();
+        // The lock again, checked at or after the batch's last write: a runner that stalled inside
+        // the batch (GC pause, SIGSTOP) and lost its lock meanwhile rolls back instead of
+        // committing beside the new holder.
+        batch.commit(lock);
       }
     }
     afterCommit(phase, origin.jobRunId(), applied, poison, dryRun);

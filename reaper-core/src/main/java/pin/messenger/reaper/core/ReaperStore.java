@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reaper's storage port. The PostgreSQL implementation lives in {@code
@@ -77,27 +78,33 @@ public interface ReaperStore {
   interface Batch extends AutoCloseable {
 
     /**
-     * Claims at most {@code limit} due rows of the phase, oldest first, skipping rows other
-     * transactions hold.
+     * Claims, under the run lock, at most {@code limit} due rows of the phase, oldest first,
+     * skipping rows other transactions hold, and counts the ones it skipped. Fails with {@link
+     * LockLostException}, claiming nothing, when {@code lock} is no longer held.
+     *
+     * <p>The skipped-locked count is the due rows not claimed up to the last claimed row's {@link
+     * ClaimPosition} (all of them when the claim was not full), and after {@code after} — the last
+     * position of the phase's previous full batch in this cycle (drain mode), or {@code null} for
+     * the first batch. Positions include the id, so rows that a full claim's {@code LIMIT} cut at
+     * the last claimed timestamp are not counted; the lower bound keeps a row held across several
+     * batches from being counted once per batch. A store may bound the rows it looks at past the
+     * claim (PostgreSQL: a window of twice the limit) and count within that bound.
      */
-    List<ConferenceSession> claim(Phase phase, Instant cutoff, Instant asOf, int limit);
-
-    /**
-     * How many due rows this claim passed over because another transaction held them: the due rows
-     * not claimed up to the last claimed row's {@link ClaimPosition} (all of them when the claim
-     * was not full), and after {@code after} — the last position of the phase's previous full batch
-     * in this cycle (drain mode), or {@code null} for the first batch. Positions include the id, so
-     * rows that a full claim's {@code LIMIT} cut at the last claimed timestamp are not counted. The
-     * lower bound keeps a row held across several batches from being counted once per batch, and
-     * keeps the count from re-reading the index entries of every row the earlier batches closed.
-     */
-    int countSkippedLocked(
+    Claim claim(
+        RunLock lock,
         Phase phase,
         Instant cutoff,
         Instant asOf,
-        List<ConferenceSession> claimed,
         int limit,
-        ClaimPosition after);
+        @Nullable ClaimPosition after);
+
+    /**
+     * Commits only while {@code lock} is still held, else fails with {@link LockLostException} and
+     * commits nothing: a runner that stalled inside the batch and lost its lock rolls back instead
+     * of committing beside the new holder. The check must come after the batch's last write; a
+     * store may have made it on that write's round trip already.
+     */
+    void commit(RunLock lock);
 
     /**
      * Writes the transitions with their status guard, and in the same transaction their outbox
@@ -111,11 +118,18 @@ public interface ReaperStore {
     void recordFailures(
         Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap);
 
-    void commit();
-
     @Override
     void close();
   }
+
+  /**
+   * What {@link Batch#claim} took.
+   *
+   * @param rows the claimed rows, locked, in claim order
+   * @param skippedLocked the due rows the claim passed over because another transaction held them
+   *     ({@link Batch#claim})
+   */
+  record Claim(List<ConferenceSession> rows, int skippedLocked) {}
 
   /**
    * What {@link Batch#apply} did.

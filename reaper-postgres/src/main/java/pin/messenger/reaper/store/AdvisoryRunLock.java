@@ -34,16 +34,32 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
 
   /**
    * Takes the lock without waiting, with the TTL and a statement limit, and reads the operators'
-   * pauses in the same round trip ({@link Pauses#AS_JSON}). Parameters: ttl, limit, name.
+   * pauses in the same round trip ({@link Pauses#AS_JSON}), with the holder's backend pid (what the
+   * batches' {@link #HELD_BY} check names). Parameters: ttl, limit, name.
    */
   static final String TRY_LOCK =
       """
       SELECT set_config('idle_in_transaction_session_timeout', ?, true),
              set_config('statement_timeout', ?, true),
              pg_try_advisory_xact_lock(hashtextextended(?, 0)),
-             %s AS pauses
+             %s AS pauses,
+             pg_backend_pid() AS pid
       """
           .formatted(Pauses.AS_JSON);
+
+  /**
+   * Whether the lock is still granted to its holder's backend, asked from any other session: the
+   * check a batch sends along with its own statements instead of a round trip on the lock's
+   * connection. The lock is transaction-scoped and its transaction stays open until {@link #close},
+   * so it is lost exactly when that backend's session ends (TTL passed, backend terminated) — and
+   * then it is no longer granted to that pid. The same key expression as {@link #TRY_LOCK}; {@code
+   * objsubid = 1} marks a single-bigint key. A boolean SQL expression; parameters: pid, name.
+   */
+  static final String HELD_BY =
+      """
+      EXISTS (SELECT 1 FROM pg_locks l
+               WHERE l.locktype = 'advisory' AND l.granted AND l.pid = ?::int AND l.objsubid = 1
+                 AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(?, 0))""";
 
   /** Heartbeat: fails when the server has ended the session (and so freed the lock). */
   static final String VERIFY_HELD = "SELECT 1";
@@ -65,9 +81,13 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
 
   private final PauseState pauses;
 
-  private AdvisoryRunLock(@Nullable Connection connection, PauseState pauses) {
+  /** The holder's backend pid (0 when not acquired). */
+  private final int pid;
+
+  private AdvisoryRunLock(@Nullable Connection connection, PauseState pauses, int pid) {
     this.connection = connection;
     this.pauses = pauses;
+    this.pid = pid;
   }
 
   /** Tries the lock once; the handle says whether it was acquired. */
@@ -78,6 +98,7 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
       c.setAutoCommit(false);
       boolean acquired;
       PauseState pauses;
+      int pid;
       try (PreparedStatement ps = c.prepareStatement(TRY_LOCK)) {
         ps.setString(1, ttl.toMillis() + "ms");
         ps.setString(2, STATEMENT_TIMEOUT.toMillis() + "ms");
@@ -86,13 +107,14 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
           rs.next();
           acquired = rs.getBoolean(3);
           pauses = Pauses.decode(rs.getString(4));
+          pid = rs.getInt(5);
         }
       }
       if (!acquired) {
         Jdbc.endQuietly(c);
-        return new AdvisoryRunLock(null, pauses);
+        return new AdvisoryRunLock(null, pauses, 0);
       }
-      return new AdvisoryRunLock(c, pauses);
+      return new AdvisoryRunLock(c, pauses, pid);
     } catch (SQLException e) {
       Jdbc.endQuietly(c);
       throw new StoreException("could not try the run lock: " + Jdbc.describe(e), e);
@@ -102,6 +124,14 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   @Override
   public boolean acquired() {
     return connection != null;
+  }
+
+  /** The backend pid that holds the lock, for {@link #HELD_BY}; only for an acquired lock. */
+  int pid() {
+    if (connection == null) {
+      throw new IllegalStateException("run lock was not acquired");
+    }
+    return pid;
   }
 
   @Override

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.CycleOrigin;
@@ -20,10 +20,10 @@ import pin.messenger.reaper.core.StoreException;
 import pin.messenger.reaper.core.Transition;
 
 /**
- * A poison row never sinks the batch: the set-based write runs under a savepoint and, on a data
- * error, again by halves until the bad rows stand alone (O(log n) extra statements per poison row,
- * the healthy rows keep their set-based write); the error is then kept on each poison row with an
- * exponential backoff.
+ * A poison row never sinks the batch: the set-based write runs under a savepoint (sent with the
+ * write, no round trip of its own) and, on a data error, again by halves until the bad rows stand
+ * alone (O(log n) extra statements per poison row, the healthy rows keep their set-based write);
+ * the error is then kept on each poison row with an exponential backoff.
  */
 final class PoisonIsolation {
   private static final Logger log = LoggerFactory.getLogger(PoisonIsolation.class);
@@ -54,53 +54,66 @@ final class PoisonIsolation {
     this.writer = writer;
   }
 
-  /** Writes every transition it can; isolates and reports the rows the database refuses. */
-  ReaperStore.ApplyResult apply(List<Transition> transitions, CycleOrigin origin, Instant asOf) {
+  /**
+   * What {@link #apply} did, and the run lock's check on the first write's round trip (null when
+   * not asked or when the batch needed more than one write).
+   */
+  record Applied(ReaperStore.ApplyResult result, @Nullable Boolean runLockHeld) {}
+
+  /**
+   * Writes every transition it can; isolates and reports the rows the database refuses. With a
+   * {@code lockPid}, the first write also checks the run lock on its round trip.
+   */
+  Applied apply(
+      List<Transition> transitions, CycleOrigin origin, Instant asOf, @Nullable Integer lockPid) {
     List<Transition> applied = new ArrayList<>(transitions.size());
     Map<UUID, String> failed = new LinkedHashMap<>();
+    Boolean held;
     try {
-      applyIsolating(transitions, origin, asOf, applied, failed);
+      held = applyIsolating(transitions, origin, asOf, applied, failed, lockPid);
     } catch (SQLException e) {
       throw new StoreException("writing transitions failed: " + Jdbc.describe(e), e);
     }
-    return new ReaperStore.ApplyResult(applied, failed);
+    return new Applied(new ReaperStore.ApplyResult(applied, failed), held);
   }
 
   /**
-   * Writes {@code part} in one statement; on a data error splits it in halves until the bad rows
-   * are alone. A transition its status guard did not let through is in neither list.
+   * Writes {@code part} in one statement under a savepoint (sent on the write's round trip); on a
+   * data error rolls back to it and splits the part in halves until the bad rows are alone. A
+   * transition its status guard did not let through is in neither list. Returns the run lock's
+   * check when this one write did it.
    */
-  private void applyIsolating(
+  private @Nullable Boolean applyIsolating(
       List<Transition> part,
       CycleOrigin origin,
       Instant asOf,
       List<Transition> applied,
-      Map<UUID, String> failed)
+      Map<UUID, String> failed,
+      @Nullable Integer lockPid)
       throws SQLException {
-    Savepoint savepoint = connection.setSavepoint();
-    Set<UUID> closed;
+    TransitionWriter.Written written;
     try {
-      closed = writer.write(part, origin, asOf);
-      connection.releaseSavepoint(savepoint);
+      written = writer.write(part, origin, asOf, lockPid);
     } catch (SQLException e) {
       if (!Jdbc.isDataError(e)) {
         throw e;
       }
-      connection.rollback(savepoint);
+      writer.undo();
       if (part.size() == 1) {
         failed.put(part.get(0).conferenceId(), Jdbc.describe(e));
-        return;
+        return null;
       }
       int mid = part.size() / 2;
-      applyIsolating(part.subList(0, mid), origin, asOf, applied, failed);
-      applyIsolating(part.subList(mid, part.size()), origin, asOf, applied, failed);
-      return;
+      applyIsolating(part.subList(0, mid), origin, asOf, applied, failed, null);
+      applyIsolating(part.subList(mid, part.size()), origin, asOf, applied, failed, null);
+      return null;
     }
     for (Transition t : part) {
-      if (closed.contains(t.conferenceId())) {
+      if (written.closed().contains(t.conferenceId())) {
         applied.add(t);
       }
     }
+    return written.runLockHeld();
   }
 
   /** Keeps the error of each poison row on the row (attempts, last error, when to try again). */

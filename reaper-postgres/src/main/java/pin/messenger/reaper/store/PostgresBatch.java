@@ -8,9 +8,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
-import pin.messenger.reaper.core.ConferenceSession;
 import pin.messenger.reaper.core.CycleOrigin;
+import pin.messenger.reaper.core.LockLostException;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
@@ -21,6 +22,11 @@ import pin.messenger.reaper.core.Transition;
  * server-side limits. The work is in three classes along the batch's steps: {@link Claims} (claim
  * and skipped-locked count), {@link TransitionWriter} (the set-based write) and {@link
  * PoisonIsolation} (a data error isolated by halves, poison bookkeeping).
+ *
+ * <p>Round trips on the happy path: the limits, the run lock's check, the claim and its count in
+ * one; the write with its savepoint, release and the lock's check again in one; the commit. A batch
+ * with nothing to write: two. A drain's later batch that reads ahead ({@link DrainCursor}): two
+ * more, once per {@link Claims#PREFETCH_BATCHES} batches or more.
  */
 final class PostgresBatch implements ReaperStore.Batch {
 
@@ -31,54 +37,127 @@ final class PostgresBatch implements ReaperStore.Batch {
              set_config('idle_in_transaction_session_timeout', ?, true)
       """;
 
-  private final Connection connection;
-  private final Claims claims;
-  private final PoisonIsolation writes;
-  private boolean committed;
+  /** The batch's server-side limits, as {@link #SET_LIMITS} binds them. */
+  record Limits(String statementTimeout, String lockTimeout, String idleTimeout) {
+    static Limits of(Duration statementTimeout, Duration idleTimeout) {
+      return new Limits(
+          statementTimeout.toMillis() + "ms",
+          statementTimeout.toMillis() + "ms",
+          idleTimeout.toMillis() + "ms");
+    }
 
-  PostgresBatch(Connection connection, Duration statementTimeout, Duration idleTimeout)
-      throws SQLException {
-    this.connection = connection;
-    this.claims = new Claims(connection);
-    this.writes = new PoisonIsolation(connection, new TransitionWriter(connection));
-    try (PreparedStatement ps = connection.prepareStatement(SET_LIMITS)) {
-      ps.setString(1, statementTimeout.toMillis() + "ms");
-      ps.setString(2, statementTimeout.toMillis() + "ms");
-      ps.setString(3, idleTimeout.toMillis() + "ms");
-      ps.executeQuery().close();
+    /** Binds the three parameters from {@code i}; returns the next index. */
+    int bind(PreparedStatement ps, int i) throws SQLException {
+      ps.setString(i, statementTimeout);
+      ps.setString(i + 1, lockTimeout);
+      ps.setString(i + 2, idleTimeout);
+      return i + 3;
     }
   }
 
-  @Override
-  public List<ConferenceSession> claim(Phase phase, Instant cutoff, Instant asOf, int limit) {
-    return claims.claim(phase, cutoff, asOf, limit);
+  private final Connection connection;
+  private final Claims claims;
+  private final PoisonIsolation writes;
+
+  /** Not yet sent: they ride on the batch's first statement. */
+  private @Nullable Limits pendingLimits;
+
+  /**
+   * Whether the run lock was found held by the batch's last statement, with nothing written since:
+   * then the commit needs no check of its own.
+   */
+  private boolean lockCheckedSinceLastWrite;
+
+  private boolean committed;
+
+  /**
+   * The run lock's holder, named in the checks that ride on the batch's statements; null before the
+   * claim or for a lock that is not an {@link AdvisoryRunLock}.
+   */
+  private @Nullable Integer lockPid;
+
+  /** Where the batch finds its phase's drain cursor; null: no drain cursors (every claim scans). */
+  private final @Nullable PostgresReaperStore drains;
+
+  PostgresBatch(
+      Connection connection,
+      Duration statementTimeout,
+      Duration idleTimeout,
+      @Nullable PostgresReaperStore drains) {
+    this.connection = connection;
+    this.drains = drains;
+    this.claims = new Claims(connection);
+    this.pendingLimits = Limits.of(statementTimeout, idleTimeout);
+    this.writes = new PoisonIsolation(connection, new TransitionWriter(connection));
   }
 
   @Override
-  public int countSkippedLocked(
+  public ReaperStore.Claim claim(
+      ReaperStore.RunLock lock,
       Phase phase,
       Instant cutoff,
       Instant asOf,
-      List<ConferenceSession> claimed,
       int limit,
-      ClaimPosition after) {
-    return claims.countSkippedLocked(phase, cutoff, asOf, claimed, limit, after);
+      @Nullable ClaimPosition after) {
+    lockPid = lock instanceof AdvisoryRunLock advisory ? advisory.pid() : null;
+    List<UUID> cursorIds = null;
+    if (drains != null) {
+      if (after == null) {
+        drains.forgetDrain(phase);
+      } else {
+        // A later batch of a drain: its candidates come from the read-ahead, not a scan.
+        cursorIds =
+            drains
+                .drainCursor(phase, asOf)
+                .next(
+                    after,
+                    Claims.window(limit),
+                    Claims.prefetchSize(limit),
+                    (from, n) -> {
+                      sendPendingLimits();
+                      return claims.prefetch(phase, cutoff, asOf, from, n);
+                    });
+      }
+    }
+    Claims.Result result =
+        claims.claim(phase, cutoff, asOf, limit, after, lockPid, takeLimits(), cursorIds);
+    if (drains != null && result.runLockHeld()) {
+      drains.drainCursor(phase, asOf).passedOver(result.passedOver());
+    }
+    if (!result.runLockHeld()) {
+      throw lockLost();
+    }
+    // Without a lock of ours to name (another store's lock), the commit checks it itself.
+    lockCheckedSinceLastWrite = lockPid != null;
+    return new ReaperStore.Claim(result.rows(), result.skippedLocked());
   }
 
   @Override
   public ReaperStore.ApplyResult apply(
       List<Transition> transitions, CycleOrigin origin, Instant asOf) {
-    return writes.apply(transitions, origin, asOf);
+    sendPendingLimits();
+    lockCheckedSinceLastWrite = false;
+    PoisonIsolation.Applied applied = writes.apply(transitions, origin, asOf, lockPid);
+    if (Boolean.FALSE.equals(applied.runLockHeld())) {
+      throw lockLost();
+    }
+    lockCheckedSinceLastWrite = Boolean.TRUE.equals(applied.runLockHeld());
+    return applied.result();
   }
 
   @Override
   public void recordFailures(
       Map<UUID, String> errors, Instant asOf, Duration retryBase, Duration retryCap) {
+    sendPendingLimits();
+    lockCheckedSinceLastWrite = false;
     writes.recordFailures(errors, asOf, retryBase, retryCap);
   }
 
   @Override
-  public void commit() {
+  public void commit(ReaperStore.RunLock lock) {
+    if (!lockCheckedSinceLastWrite) {
+      lock.verifyHeld();
+    }
     try {
       connection.commit();
       committed = true;
@@ -97,6 +176,30 @@ final class PostgresBatch implements ReaperStore.Batch {
       }
     } else {
       Jdbc.endQuietly(connection);
+    }
+  }
+
+  private static LockLostException lockLost() {
+    return new LockLostException(
+        "run lock lost (its TTL passed or its session was ended): no longer granted to its holder");
+  }
+
+  private @Nullable Limits takeLimits() {
+    Limits limits = pendingLimits;
+    pendingLimits = null;
+    return limits;
+  }
+
+  private void sendPendingLimits() {
+    Limits limits = takeLimits();
+    if (limits == null) {
+      return;
+    }
+    try (PreparedStatement ps = connection.prepareStatement(SET_LIMITS)) {
+      limits.bind(ps, 1);
+      ps.executeQuery().close();
+    } catch (SQLException e) {
+      throw new StoreException("setting the batch's limits failed: " + Jdbc.describe(e), e);
     }
   }
 }

@@ -110,8 +110,26 @@ public final class PostgresReaperStore implements ReaperStore {
 
   private final DataSource dataSource;
 
+  /** Each phase's drain in the current cycle (drain mode's later batches); see DrainCursor. */
+  private final Map<Phase, DrainCursor> drains = new EnumMap<>(Phase.class);
+
   public PostgresReaperStore(DataSource dataSource) {
     this.dataSource = dataSource;
+  }
+
+  /** {@code phase}'s drain cursor for the cycle at {@code asOf}; a new one for a new cycle. */
+  synchronized DrainCursor drainCursor(Phase phase, Instant asOf) {
+    DrainCursor cursor = drains.get(phase);
+    if (cursor == null || !cursor.belongsTo(phase, asOf)) {
+      cursor = new DrainCursor(phase, asOf);
+      drains.put(phase, cursor);
+    }
+    return cursor;
+  }
+
+  /** A phase's first batch of a cycle: whatever an earlier drain read ahead is stale. */
+  synchronized void forgetDrain(Phase phase) {
+    drains.remove(phase);
   }
 
   @Override
@@ -219,7 +237,7 @@ public final class PostgresReaperStore implements ReaperStore {
     try {
       c = dataSource.getConnection();
       c.setAutoCommit(false);
-      return new PostgresBatch(c, statementTimeout, idleTimeout);
+      return new PostgresBatch(c, statementTimeout, idleTimeout, this);
     } catch (SQLException e) {
       Jdbc.endQuietly(c);
       throw new StoreException("could not begin a batch: " + Jdbc.describe(e), e);

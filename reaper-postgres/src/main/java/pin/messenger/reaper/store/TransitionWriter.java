@@ -4,12 +4,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ConferenceEndedEvent;
 import pin.messenger.reaper.core.CycleOrigin;
 import pin.messenger.reaper.core.Transition;
@@ -64,14 +66,46 @@ final class TransitionWriter {
       SELECT id FROM closed
       """;
 
+  /** The savepoint each write runs under; on a data error it is rolled back to and released. */
+  static final String SAVEPOINT = "reaper_write";
+
+  /**
+   * {@link #APPLY} under its own savepoint, in one round trip (pgjdbc sends the statements before
+   * one Sync; after an error the server skips the rest): on success the savepoint is released in
+   * the same round trip, on a data error the transaction stays usable from the savepoint.
+   */
+  static final String APPLY_UNDER_SAVEPOINT =
+      "SAVEPOINT " + SAVEPOINT + ";\n" + APPLY + ";\nRELEASE SAVEPOINT " + SAVEPOINT;
+
+  /** The same, and the run lock's check after the write ({@link AdvisoryRunLock#HELD_BY}). */
+  static final String APPLY_UNDER_SAVEPOINT_CHECKING_LOCK =
+      APPLY_UNDER_SAVEPOINT + ";\nSELECT " + AdvisoryRunLock.HELD_BY + " AS run_lock_held";
+
+  /** Undoes a failed write and drops its savepoint. */
+  static final String UNDO =
+      "ROLLBACK TO SAVEPOINT " + SAVEPOINT + "; RELEASE SAVEPOINT " + SAVEPOINT;
+
+  /**
+   * What one write did.
+   *
+   * @param closed the ids its status guard let through
+   * @param runLockHeld the run lock's check after the write; null when not asked
+   */
+  record Written(Set<UUID> closed, @Nullable Boolean runLockHeld) {}
+
   private final Connection connection;
 
   TransitionWriter(Connection connection) {
     this.connection = connection;
   }
 
-  /** Writes {@code part} in one statement; returns the ids its status guard let through. */
-  Set<UUID> write(List<Transition> part, CycleOrigin origin, Instant asOf) throws SQLException {
+  /**
+   * Writes {@code part} in one statement under a savepoint of its own, in one round trip; with a
+   * {@code lockPid}, checks the run lock after the write on the same round trip. A data error
+   * leaves the transaction at the savepoint: call {@link #undo} before anything else.
+   */
+  Written write(List<Transition> part, CycleOrigin origin, Instant asOf, @Nullable Integer lockPid)
+      throws SQLException {
     int n = part.size();
     List<UUID> ids = new ArrayList<>(n);
     List<String> from = new ArrayList<>(n);
@@ -111,7 +145,8 @@ final class TransitionWriter {
         stopReasons.add(t.endReason().name());
       }
     }
-    try (PreparedStatement ps = connection.prepareStatement(APPLY)) {
+    String sql = lockPid == null ? APPLY_UNDER_SAVEPOINT : APPLY_UNDER_SAVEPOINT_CHECKING_LOCK;
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
       int i = 1;
       ps.setArray(i++, Jdbc.uuidArray(connection, ids));
       ps.setArray(i++, Jdbc.textArray(connection, from));
@@ -135,13 +170,38 @@ final class TransitionWriter {
       ps.setArray(i++, Jdbc.uuidArray(connection, stopConferences));
       ps.setArray(i++, Jdbc.uuidArray(connection, stopRecordings));
       ps.setArray(i++, Jdbc.textArray(connection, stopReasons));
-      Set<UUID> closed = new HashSet<>(n * 2);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          closed.add(rs.getObject(1, UUID.class));
-        }
+      if (lockPid != null) {
+        ps.setInt(i++, lockPid);
+        ps.setString(i, AdvisoryRunLock.NAME);
       }
-      return closed;
+      Set<UUID> closed = new HashSet<>(n * 2);
+      Boolean held = null;
+      int resultSets = 0;
+      // The results in order: SAVEPOINT (a count), the write's ids, RELEASE (a count), the check.
+      boolean isResultSet = ps.execute();
+      while (isResultSet || ps.getUpdateCount() != -1) {
+        if (isResultSet) {
+          try (ResultSet rs = ps.getResultSet()) {
+            if (resultSets++ == 0) {
+              while (rs.next()) {
+                closed.add(rs.getObject(1, UUID.class));
+              }
+            } else {
+              rs.next();
+              held = rs.getBoolean(1);
+            }
+          }
+        }
+        isResultSet = ps.getMoreResults();
+      }
+      return new Written(closed, held);
+    }
+  }
+
+  /** After a write's data error: back to before the write, savepoint dropped (one round trip). */
+  void undo() throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute(UNDO);
     }
   }
 }

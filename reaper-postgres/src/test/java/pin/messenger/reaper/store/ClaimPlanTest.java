@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.testing.Rooms;
@@ -58,26 +61,67 @@ class ClaimPlanTest {
   @ParameterizedTest
   @EnumSource(Phase.class)
   void claim_uses_ix_conf_active_and_reads_no_terminal_row(Phase phase) throws Exception {
-    String plan =
-        explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", Claims.claimSql(phase), phase, true);
+    String plan = explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null);
 
-    // The table is read only at the tuples (or pages) ix_conf_active points to: live rows. Since V6
-    // the index holds no last_activity_at, so a heap filter on it (and a bitmap scan) is expected.
+    // The table is scanned only at the tuples (or pages) ix_conf_active points to: live rows. Since
+    // V6 the index holds no last_activity_at, so a heap filter on it (and a bitmap scan) is
+    // expected.
     assertThat(plan).containsPattern("(Index Scan|Bitmap Index Scan) (using|on) ix_conf_active");
     assertThat(plan).doesNotContain("Seq Scan on conference_sessions");
-    assertThat(plan).doesNotContain("conference_sessions_pkey");
     // Rows the scan read from the table: never more than the live rows, and for empty-room only the
     // empty rooms (the participant count is checked in the index, occupied rooms are not visited).
+    // One scan per claim: the skipped-locked count reads the claim's candidates, not the table
+    // again (a second scan would double this).
     assertThat(rowsRead(plan))
         .isLessThanOrEqualTo(phase == Phase.EMPTY_ROOM ? ROOMS_PER_KIND : 3 * ROOMS_PER_KIND);
+    // The passed-over candidates are told from the claimed ones by a hash, not a nested loop over
+    // the claimed rows (window × limit comparisons).
+    assertThat(plan).contains("hashed SubPlan").doesNotContain("Nested Loop Anti Join");
+    // The primary key only locks candidates, one lookup each, and only until the limit is reached:
+    // never more lookups than the candidate window.
+    assertThat(pkeyLookups(plan)).isLessThanOrEqualTo(LIMIT * Claims.WINDOW_FACTOR);
   }
 
   @ParameterizedTest
   @EnumSource(Phase.class)
-  void skipped_locked_count_uses_ix_conf_active(Phase phase) throws Exception {
-    String plan = explain("EXPLAIN ", Claims.countSkippedLockedSql(phase), phase, false);
+  void a_later_drain_batch_uses_ix_conf_active_and_scans_once(Phase phase) throws Exception {
+    Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
+    String plan =
+        explain(
+            "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ",
+            phase,
+            new ClaimPosition(cutoff.minusSeconds(3600), new java.util.UUID(0, 0)));
 
     assertThat(plan).contains("ix_conf_active").doesNotContain("Seq Scan on conference_sessions");
+    assertThat(rowsRead(plan))
+        .isLessThanOrEqualTo(phase == Phase.EMPTY_ROOM ? ROOMS_PER_KIND : 3 * ROOMS_PER_KIND);
+  }
+
+  @org.junit.jupiter.api.Test
+  void a_later_drain_batch_reads_its_window_not_the_backlog() throws Exception {
+    // Since V6 the index holds no last_activity_at, so the first batch's scan reads every due empty
+    // room to find the oldest. A later batch of the drain takes its window from the read-ahead
+    // instead: its reads must not grow with the backlog.
+    Phase phase = Phase.EMPTY_ROOM;
+    Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
+    int limit = 10;
+    List<java.util.UUID> window = new ArrayList<>();
+    try (Connection c = db.dataSource().getConnection()) {
+      for (ClaimPosition p :
+          new Claims(c).prefetch(phase, cutoff, AS_OF, null, Claims.window(limit))) {
+        window.add(p.id());
+      }
+    }
+    assertThat(window).hasSize(Claims.window(limit));
+    String scan = explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null, limit, null);
+    String fromCursor =
+        explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null, limit, window);
+
+    // The premise: the scan reads the whole due backlog (more than 10 windows).
+    assertThat(rowsRead(scan)).isGreaterThan(10L * Claims.window(limit));
+    // From the cursor: the window's rows and the claim's locks, by primary key; no scan at all.
+    assertThat(fromCursor).doesNotContain("ix_conf_active").doesNotContain("Seq Scan");
+    assertThat(tableRowsRead(fromCursor)).isLessThanOrEqualTo(2L * Claims.window(limit));
   }
 
   @org.junit.jupiter.api.Test
@@ -145,7 +189,8 @@ class ClaimPlanTest {
       if (line.contains("->") || !inScan) {
         inScan =
             line.contains("on conference_sessions")
-                && (line.contains("Index Scan using") || line.contains("Bitmap Heap Scan"));
+                && (line.contains("Index Scan using ix_conf_active")
+                    || line.contains("Bitmap Heap Scan"));
         if (inScan) {
           Matcher m = ACTUAL_ROWS.matcher(line);
           assertThat(m.find()).as("actual rows in %s", line).isTrue();
@@ -165,27 +210,87 @@ class ClaimPlanTest {
   private static final Pattern REMOVED =
       Pattern.compile("Rows Removed by (?:Filter|Index Recheck): (\\d+)");
 
-  private static String explain(String explain, String sql, Phase phase, boolean claim)
+  private static final int LIMIT = 100;
+
+  /** Primary-key lookups the plan made: the loops of its index scans on the primary key. */
+  private static long pkeyLookups(String plan) {
+    long loops = 0;
+    for (String line : plan.split("\n")) {
+      if (line.contains("conference_sessions_pkey") && !line.contains("never executed")) {
+        Matcher m = LOOPS.matcher(line);
+        assertThat(m.find()).as("loops in %s", line).isTrue();
+        loops += Long.parseLong(m.group(1));
+      }
+    }
+    return loops;
+  }
+
+  private static final Pattern LOOPS = Pattern.compile("loops=(\\d+)");
+
+  /**
+   * Rows the plan read from conference_sessions by any scan: rows returned times loops, and those a
+   * filter removed.
+   */
+  private static long tableRowsRead(String plan) {
+    long read = 0;
+    boolean inScan = false;
+    for (String line : plan.split("\n")) {
+      if (line.contains("->") || !inScan) {
+        inScan = line.contains("Scan") && line.contains("on conference_sessions");
+        if (inScan && !line.contains("never executed")) {
+          Matcher rows = ACTUAL_ROWS.matcher(line);
+          Matcher loops = LOOPS.matcher(line);
+          assertThat(rows.find() && loops.find()).as("rows and loops in %s", line).isTrue();
+          read += Long.parseLong(rows.group(1)) * Long.parseLong(loops.group(1));
+        }
+      } else {
+        Matcher m = REMOVED.matcher(line);
+        if (m.find()) {
+          read += Long.parseLong(m.group(1));
+        }
+      }
+    }
+    return read;
+  }
+
+  private static String explain(String explain, Phase phase, @Nullable ClaimPosition after)
+      throws Exception {
+    return explain(explain, phase, after, LIMIT, null);
+  }
+
+  /**
+   * The batch's claim statement as PostgresBatch sends it (no run lock to check), over a drain
+   * cursor's ids when given.
+   */
+  private static String explain(
+      String explain,
+      Phase phase,
+      @Nullable ClaimPosition after,
+      int limit,
+      java.util.@Nullable List<java.util.UUID> cursorIds)
       throws Exception {
     Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
+    String sql = cursorIds == null ? Claims.claimSql(phase) : Claims.cursorClaimSql(phase);
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps = c.prepareStatement(explain + sql)) {
       c.setAutoCommit(false);
-      ps.setObject(1, Rooms.ts(cutoff));
-      ps.setObject(2, Rooms.ts(AS_OF));
-      if (claim) {
-        ps.setInt(3, 100);
-      } else {
-        // A later drain batch: counted past a lower bound, up to the last claimed position.
-        Instant after = cutoff.minusSeconds(3600);
-        ps.setObject(3, Rooms.ts(after));
-        ps.setObject(4, Rooms.ts(after));
-        ps.setObject(5, new java.util.UUID(0, 0));
-        ps.setObject(6, Rooms.ts(cutoff));
-        ps.setObject(7, Rooms.ts(cutoff));
-        ps.setObject(8, new java.util.UUID(-1, -1));
-        ps.setArray(9, c.createArrayOf("uuid", new Object[] {java.util.UUID.randomUUID()}));
+      int i = 1;
+      ps.setObject(i++, null, Types.INTEGER);
+      ps.setObject(i++, null, Types.INTEGER);
+      ps.setString(i++, AdvisoryRunLock.NAME);
+      if (cursorIds != null) {
+        ps.setArray(i++, c.createArrayOf("uuid", cursorIds.toArray()));
       }
+      ps.setObject(i++, Rooms.ts(cutoff));
+      ps.setObject(i++, Rooms.ts(AS_OF));
+      ps.setInt(i++, Claims.window(limit));
+      ps.setObject(i++, Rooms.ts(cutoff));
+      ps.setObject(i++, Rooms.ts(AS_OF));
+      ps.setInt(i++, limit);
+      ps.setInt(i++, limit);
+      ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
+      ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
+      ps.setObject(i, after == null ? null : after.id());
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

@@ -165,6 +165,49 @@ class ReaperConcurrencyTest extends DatabaseTest {
   }
 
   @Test
+  void in_drain_mode_a_row_held_during_one_batch_and_released_is_closed_by_a_later_batch()
+      throws Exception {
+    // The later batches take their candidates from the drain's read-ahead, not a scan; a row the
+    // first batch passed over must still be offered to them, as a scan would.
+    Room held = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(900)));
+    for (int i = 0; i < 10; i++) {
+      rooms.insert(Rooms.emptyActive(asOf.minusSeconds(800 - i)));
+    }
+    ConferenceRoomReaperOptions drain =
+        options.toBuilder().batchSize(3).drainEnabled(true).drainPause(Duration.ZERO).build();
+    Connection command = holdRow(held);
+    // Released once the first batch has committed: at the checkpoint before the second batch.
+    Cancellation releaseAfterFirstBatch =
+        new Cancellation() {
+          int batches;
+
+          @Override
+          public boolean isCancelled() {
+            return false;
+          }
+
+          @Override
+          public boolean isCancelledAt(Checkpoint at, Phase phase) {
+            if (at == Checkpoint.BEFORE_BATCH && phase == Phase.EMPTY_ROOM && ++batches == 2) {
+              try {
+                command.commit();
+                command.close();
+              } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            }
+            return false;
+          }
+        };
+
+    CycleResult result = reaper(drain, store).runOnce(asOf, releaseAfterFirstBatch);
+
+    assertThat(result.emptyTimeout()).isEqualTo(11);
+    assertThat(result.skippedLocked()).isEqualTo(1);
+    assertThat(rooms.status(held.id)).isEqualTo("Ended");
+  }
+
+  @Test
   void rows_cut_by_the_limit_at_a_tied_timestamp_are_not_counted_as_skipped_locked() {
     // batchSize + 2 due rooms, all quiet since the same microsecond, none locked: the claim takes
     // batchSize of them in id order and the LIMIT cuts the rest; nothing was passed over.
