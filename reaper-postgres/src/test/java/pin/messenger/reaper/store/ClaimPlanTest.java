@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -258,10 +257,6 @@ class ClaimPlanTest {
     return explain(explain, phase, after, LIMIT, null);
   }
 
-  /**
-   * The batch's claim statement as PostgresBatch sends it (no run lock to check), over a drain
-   * cursor's ids when given.
-   */
   private static String explain(
       String explain,
       Phase phase,
@@ -269,36 +264,6 @@ class ClaimPlanTest {
       int limit,
       java.util.@Nullable List<java.util.UUID> cursorIds)
       throws Exception {
-    Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
-    String sql = cursorIds == null ? Claims.claimSql(phase) : Claims.cursorClaimSql(phase);
-    try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(explain + sql)) {
-      c.setAutoCommit(false);
-      int i = 1;
-      ps.setObject(i++, null, Types.INTEGER);
-      ps.setObject(i++, null, Types.INTEGER);
-      ps.setString(i++, AdvisoryRunLock.NAME);
-      if (cursorIds != null) {
-        ps.setArray(i++, c.createArrayOf("uuid", cursorIds.toArray()));
-      }
-      ps.setObject(i++, Rooms.ts(cutoff));
-      ps.setObject(i++, Rooms.ts(AS_OF));
-      ps.setInt(i++, Claims.window(limit));
-      ps.setObject(i++, Rooms.ts(cutoff));
-      ps.setObject(i++, Rooms.ts(AS_OF));
-      ps.setInt(i++, limit);
-      ps.setInt(i++, limit);
-      ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
-      ps.setObject(i, after == null ? null : after.id());
-      StringBuilder plan = new StringBuilder();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          plan.append(rs.getString(1)).append('\n');
-        }
-      }
-      c.rollback();
-      return plan.toString();
-    }
+    return ClaimExplain.explain(db.dataSource(), AS_OF, explain, phase, after, limit, cursorIds);
   }
 }

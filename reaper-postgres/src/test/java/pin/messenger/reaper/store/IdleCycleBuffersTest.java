@@ -2,10 +2,6 @@ package pin.messenger.reaper.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +10,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
@@ -102,34 +97,13 @@ class IdleCycleBuffersTest {
   private static final Pattern BUFFERS = Pattern.compile("Buffers: shared ([^\\n]*)");
 
   private static String explain(Phase phase) throws Exception {
-    Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
-    try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) " + Claims.claimSql(phase))) {
-      c.setAutoCommit(false);
-      int i = 1;
-      ps.setObject(i++, null, Types.INTEGER);
-      ps.setObject(i++, null, Types.INTEGER);
-      ps.setString(i++, AdvisoryRunLock.NAME);
-      ps.setObject(i++, Rooms.ts(cutoff));
-      ps.setObject(i++, Rooms.ts(AS_OF));
-      ps.setInt(i++, LIMIT * Claims.WINDOW_FACTOR);
-      ps.setObject(i++, Rooms.ts(cutoff));
-      ps.setObject(i++, Rooms.ts(AS_OF));
-      ps.setInt(i++, LIMIT);
-      ps.setInt(i++, LIMIT);
-      ps.setObject(i++, null);
-      ps.setObject(i++, null);
-      ps.setObject(i, null);
-      StringBuilder plan = new StringBuilder();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          plan.append(rs.getString(1)).append('\n');
-        }
-      }
-      c.rollback();
-      return plan.toString();
-    }
+    return ClaimExplain.explain(
+        db.dataSource(),
+        AS_OF,
+        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ",
+        phase,
+        null,
+        LIMIT,
+        null);
   }
 }
