@@ -171,7 +171,7 @@ public class ReaperConfiguration {
       Environment env,
       ObjectProvider<ReaperLoopLifecycle> loop) {
     // Only the periodic worker is expected to complete cycles; one-shot commands report UP.
-    boolean periodic = "run".equals(env.getProperty("reaper.command", "run"));
+    boolean periodic = DatabaseStartup.deferred(env);
     ConferenceRoomReaperOptions watched =
         periodic ? options : options.toBuilder().enabled(false).build();
     // The limit counts from the loop's start: waiting for the database at start-up is no wedge.
