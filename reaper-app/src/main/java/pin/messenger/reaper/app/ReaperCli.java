@@ -113,7 +113,7 @@ public final class ReaperCli {
                                 the reaper would not close it now; a meeting without a usable
                                 started_at needs a choice: --started-at T (an instant) or
                                 --without-event (no conference-ended event, no duration)
-        audit [--action A] [--actor NAME] [--since T] [--limit N] [--json]
+        audit [--limit N] [--action A] [--actor NAME] [--since T] [--json]
                                 the newest operator actions (default 20), each with the ids it
                                 changed and the database role beside the actor (worker role may read)
         (pause, resume, retry, requeue also take --reason "..." and --json)

@@ -124,10 +124,12 @@ class OperatorsSecondRoundIT {
       throws Exception {
     Rooms rooms = harness.rooms;
     Instant now = Instant.now();
-    Room poison = Rooms.emptyActive(now.minusSeconds(60));
+    // Past the default empty-room grace too: end, like status and explain, judges the windows by
+    // the reaper.* options it is given (here none: the defaults), not by the workers'.
+    Room poison = Rooms.emptyActive(now.minusSeconds(600));
     poison.startedAt = null;
     rooms.insert(poison);
-    UUID recording = rooms.recording(poison.id, "Recording", now.minusSeconds(50));
+    UUID recording = rooms.recording(poison.id, "Recording", now.minusSeconds(500));
     Await.until(
         "the room failed twice as poison",
         Duration.ofSeconds(60),
