@@ -38,6 +38,7 @@ final class RunnerHeartbeat implements ReaperObserver, AutoCloseable {
   private final String host = host();
   private final long pid = ProcessHandle.current().pid();
   private final String version = version();
+  private final Clock clock;
   private final Instant startedAt;
   private final Duration silentAfter;
   private final ExecutorService writer;
@@ -56,6 +57,7 @@ final class RunnerHeartbeat implements ReaperObserver, AutoCloseable {
       Runners runners, ConferenceRoomReaperOptions options, Duration retention, Clock clock) {
     this.runners = runners;
     this.retention = retention;
+    this.clock = clock;
     this.startedAt = clock.instant();
     this.silentAfter = silentAfter(options);
     this.writer =
@@ -184,7 +186,7 @@ final class RunnerHeartbeat implements ReaperObserver, AutoCloseable {
       return;
     }
     if (wasWritten) {
-      write(row(Instant.now()));
+      write(row(clock.instant()));
     }
   }
 

@@ -40,7 +40,7 @@ final class RunnersView {
               r.get("started_at"),
               dash(r.get("last_cycle_id")),
               dash(r.get("last_cycle_started_at")),
-              dash(r.get("last_cycle_completed_at")),
+              inProgress(r) ? "- (in progress)" : dash(r.get("last_cycle_completed_at")),
               Boolean.TRUE.equals(r.get("last_cycle_held_lock"))
                   ? "held the run lock"
                   : Boolean.FALSE.equals(r.get("last_cycle_held_lock"))
@@ -55,6 +55,13 @@ final class RunnersView {
       }
     }
     return b.append('\n').toString();
+  }
+
+  /** Refreshed at a cycle's start: its end is the previous cycle's, or none yet. */
+  private static boolean inProgress(Map<String, Object> r) {
+    return r.get("last_cycle_started_at") instanceof java.time.Instant started
+        && (!(r.get("last_cycle_completed_at") instanceof java.time.Instant completed)
+            || completed.isBefore(started));
   }
 
   private static String pauses(@org.jspecify.annotations.Nullable Object phases) {

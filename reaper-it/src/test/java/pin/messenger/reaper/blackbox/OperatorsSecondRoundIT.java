@@ -115,6 +115,9 @@ class OperatorsSecondRoundIT {
             .findFirst()
             .orElseThrow();
     assertThat(((Number) silent.get("seen_seconds_ago")).doubleValue()).isGreaterThan(4.0);
+    assertThat(silent.get("version")).isEqualTo("0.1.0-SNAPSHOT");
+    assertThat((String) silent.get("host")).isNotBlank();
+    assertThat(silent.get("stopped_at")).isNull();
     JarRunner.Split human = reaper("conference_reaper", "status");
     assertThat(human.stdout()).contains("runners: 1 live, 1 silent").contains("SILENT for");
   }
