@@ -4,8 +4,9 @@
 --   ALTER ROLE conference_reaper_operator PASSWORD '…';
 -- The worker runs as conference_reaper (SPRING_DATASOURCE_USERNAME); migrations run as conference_reaper_owner
 -- (spring.flyway.user / bin/reaper migrate with SPRING_DATASOURCE_USERNAME=conference_reaper_owner); the operator
--- actions (bin/reaper pause / resume / retry / requeue / audit) run as conference_reaper_operator: the worker's
--- rights plus writing pauses and audit rows, so that the worker itself can neither pause nor forge the trail.
+-- actions (bin/reaper pause / resume / retry / requeue / end) run as conference_reaper_operator: the worker's
+-- rights plus writing pauses and audit rows, so that the worker itself can neither pause nor forge the trail (it may
+-- read it: bin/reaper audit runs with the worker's settings).
 
 DO $$
 BEGIN

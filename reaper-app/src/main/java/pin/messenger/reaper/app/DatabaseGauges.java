@@ -19,6 +19,7 @@ import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.store.Diagnostics;
+import pin.messenger.reaper.store.Runners;
 
 /**
  * What the gauges and the readiness probe know about the database, read off the scrape path: one
@@ -60,6 +61,10 @@ final class DatabaseGauges implements AutoCloseable {
   private final Clock clock;
   private volatile @Nullable Snapshot last;
   private volatile @Nullable Probe probe;
+
+  /** Live runners at the last reading of the runners' table (NaN before the first). */
+  private volatile double liveRunners = Double.NaN;
+
   private @Nullable ScheduledExecutorService executor;
 
   DatabaseGauges(
@@ -96,6 +101,7 @@ final class DatabaseGauges implements AutoCloseable {
       Backlog backlog = store.backlog(now, options);
       TableState tables = readTableState(dataSource);
       last = new Snapshot(backlog, tables, now);
+      readRunners();
       Probe before = probe;
       probe = new Probe(true, now, null);
       if (before != null && !before.up()) {
@@ -113,6 +119,23 @@ final class DatabaseGauges implements AutoCloseable {
             .log("database not readable: gauges keep their last value, readiness is DOWN");
       }
     }
+  }
+
+  /**
+   * The live runners, read with the rest but apart from it: a failure here keeps the last value and
+   * does not make readiness DOWN (the table is only for operators).
+   */
+  private void readRunners() {
+    try {
+      liveRunners = new Runners(dataSource).count()[0];
+    } catch (Exception e) {
+      log.atDebug().addKeyValue("reason", String.valueOf(e.getMessage())).log("runners not read");
+    }
+  }
+
+  /** Live runners ({@code messenger_conf_reaper_live_runners}); NaN before the first reading. */
+  double liveRunners() {
+    return liveRunners;
   }
 
   /** The last successful reading, or null before the first. */

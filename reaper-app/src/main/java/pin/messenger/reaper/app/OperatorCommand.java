@@ -19,13 +19,13 @@ import pin.messenger.reaper.store.OperatorActions.Outcome;
 import pin.messenger.reaper.store.OperatorActions.Request;
 
 /**
- * The operator's actions: {@code pause}, {@code resume}, {@code retry}, {@code requeue} and the
- * trail they leave, {@code audit}. Each action prints what it changes (or would change); one that
- * matches more than one row changes nothing without {@code --yes} (exit {@value #EXIT_PLAN}); one
- * that matches nothing changes nothing (exit {@value #EXIT_NOTHING}); bad input is a usage error
- * (exit 2) found before anything starts. A change and its audit row commit together ({@link
- * OperatorActions}), and are logged as {@code operator action} (logs go to stderr; stdout is the
- * result).
+ * The operator's actions: {@code pause}, {@code resume}, {@code retry}, {@code requeue} ({@code
+ * end} is {@link EndCommand}, the trail they leave {@link AuditCommand}). Each action prints what
+ * it changes (or would change); one that matches more than one row changes nothing without {@code
+ * --yes} (exit {@value #EXIT_PLAN}); one that matches nothing changes nothing (exit {@value
+ * #EXIT_NOTHING}); bad input is a usage error (exit 2) found before anything starts. A change and
+ * its audit row commit together ({@link OperatorActions}), and are logged as {@code operator
+ * action} (logs go to stderr; stdout is the result).
  */
 final class OperatorCommand {
   private static final Logger log = LoggerFactory.getLogger(OperatorCommand.class);
@@ -35,8 +35,6 @@ final class OperatorCommand {
 
   /** More than one row matched and {@code --yes} was not given: the plan only, nothing changed. */
   static final int EXIT_PLAN = 4;
-
-  static final int DEFAULT_AUDIT_LIMIT = 20;
 
   private OperatorCommand() {}
 
@@ -146,35 +144,6 @@ final class OperatorCommand {
         });
   }
 
-  /** {@code audit [--limit N] [--json]}: the newest actions first (read-only). */
-  static int audit(List<String> args) {
-    CommandLine line = new CommandLine(args);
-    boolean json = line.flag("json");
-    String limitText = line.value("limit");
-    int limit = DEFAULT_AUDIT_LIMIT;
-    if (limitText != null) {
-      try {
-        limit = Integer.parseInt(limitText);
-      } catch (NumberFormatException e) {
-        limit = -1;
-      }
-      if (limit < 1 || limit > 1000) {
-        throw line.usage("--limit '" + limitText + "' must be a number from 1 to 1000");
-      }
-    }
-    line.done();
-    int n = limit;
-    return StatusCommand.withContext(
-        "audit",
-        lazily(line.rest()),
-        (ctx, diagnostics, options, clock) -> {
-          List<Map<String, Object>> rows =
-              new OperatorActions(ctx.getBean(DataSource.class)).recent(n);
-          return new StatusCommand.Output(
-              0, json ? CliJson.write(Map.of("actions", rows)) : humanAudit(rows));
-        });
-  }
-
   @FunctionalInterface
   interface Act {
     Outcome act(OperatorActions actions, Instant at) throws Exception;
@@ -204,13 +173,13 @@ final class OperatorCommand {
    * An action needs the pool, the clock and the options, not the relay, the recorder client or the
    * gauges: only the beans it asks for are created (a second or more off every command).
    */
-  private static List<String> lazily(List<String> args) {
+  static List<String> lazily(List<String> args) {
     List<String> all = new ArrayList<>(args);
     all.add("--spring.main.lazy-initialization=true");
     return all;
   }
 
-  private static void logOutcome(String action, Outcome o) {
+  static void logOutcome(String action, Outcome o) {
     if (o.result() == OperatorActions.Result.APPLIED) {
       log.atInfo()
           .addKeyValue("action", action)
@@ -272,29 +241,6 @@ final class OperatorCommand {
     return b.toString();
   }
 
-  static String humanAudit(List<Map<String, Object>> rows) {
-    if (rows.isEmpty()) {
-      return "no operator action recorded";
-    }
-    StringBuilder b = new StringBuilder();
-    b.append(
-        String.format(
-            "%-6s %-27s %-16s %-26s %5s  %s%n", "id", "at", "actor", "action", "rows", "reason"));
-    for (Map<String, Object> r : rows) {
-      b.append(
-          String.format(
-              "%-6s %-27s %-16s %-26s %5s  %s%n       %s%n",
-              r.get("id"),
-              r.get("at"),
-              r.get("actor"),
-              r.get("action"),
-              r.get("rows_changed"),
-              r.get("reason") == null ? "-" : r.get("reason"),
-              r.get("arguments")));
-    }
-    return b.toString().stripTrailing();
-  }
-
   /** {@code --phase P} as a pause scope; the whole reaper ({@link PauseState#ALL}) without it. */
   private static String scope(CommandLine line) {
     String phase = line.value("phase");
@@ -312,7 +258,7 @@ final class OperatorCommand {
     return phase;
   }
 
-  private static UUID conferenceId(CommandLine line, String text) {
+  static UUID conferenceId(CommandLine line, String text) {
     try {
       return UUID.fromString(text);
     } catch (IllegalArgumentException e) {
@@ -321,7 +267,7 @@ final class OperatorCommand {
   }
 
   /** {@code --actor}, else the OS user running the command. */
-  private static String actor(CommandLine line) {
+  static String actor(CommandLine line) {
     String actor = line.value("actor");
     if (actor != null && !actor.isBlank()) {
       return actor;
@@ -337,7 +283,7 @@ final class OperatorCommand {
     return "unknown";
   }
 
-  private static Map<String, @Nullable Object> arguments(@Nullable Object... pairs) {
+  static Map<String, @Nullable Object> arguments(@Nullable Object... pairs) {
     Map<String, @Nullable Object> m = new LinkedHashMap<>();
     for (int i = 0; i < pairs.length; i += 2) {
       if (pairs[i + 1] != null) {

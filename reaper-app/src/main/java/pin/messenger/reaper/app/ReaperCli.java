@@ -85,9 +85,11 @@ public final class ReaperCli {
                                 (--dry-run: claim and decide, then roll back: changes nothing)
         migrate                 apply the schema migrations and exit
         status [--json]         per phase the due count and oldest due age, who holds the run lock,
-                                poison rows, pending Kafka/recorder/realtime deliveries (read-only)
+                                the runners (live, and silent ones with how long), poison rows,
+                                pending Kafka/recorder/realtime deliveries (read-only)
         explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
-                                will, whether its row is locked and by whom, its outbox rows
+                                will, whether its row is locked and by whom, its last 5 errors,
+                                its outbox rows
 
       Operator actions (every runner obeys them at its next cycle; each prints what it changes and
       writes an audit row in the same transaction; --actor A names who acts, default the OS user):
@@ -105,8 +107,15 @@ public final class ReaperCli {
                                 quarantined outbox rows / given-up recorder stop requests back to
                                 pending with the same ids (ce_id / Idempotency-Key); T is an
                                 instant (2026-12-02T10:00:00Z) or a duration ago (2h)
-        audit [--limit N] [--json]
-                                the newest operator actions (default 20)
+        end <id> --reason "..." [--started-at T | --without-event]
+                                close a conference now exactly as the reaper's phase would (status,
+                                end reason, outbox, realtime and recorder-stop rows); refused when
+                                the reaper would not close it now; a meeting without a usable
+                                started_at needs a choice: --started-at T (an instant) or
+                                --without-event (no conference-ended event, no duration)
+        audit [--limit N] [--action A] [--actor NAME] [--since T] [--json]
+                                the newest operator actions (default 20), each with the ids it
+                                changed and the database role beside the actor (worker role may read)
         (pause, resume, retry, requeue also take --reason "..." and --json)
 
         help, -h, --help        this text
@@ -118,9 +127,10 @@ public final class ReaperCli {
       Exit status: 0 done; 1 failed (database error; {"error":...}); 2 bad command line (unknown
       command or option, malformed id, unknown phase, missing --reason, bad --for/--since/--limit),
       nothing started (with --json, and for run-once and migrate, also {"error":...} on stdout);
-      3 nothing matched (unknown conference, nothing paused/quarantined/given up), nothing changed;
-      4 more than one row matched without --yes: the plan is printed, nothing changed; 78 no
-      database configured.
+      3 nothing matched (unknown conference, nothing paused/quarantined/given up; end refused:
+      terminal, not due in any phase, rejected as the reaper rejects it), nothing changed;
+      4 more than one row matched without --yes, or end needs --started-at/--without-event: the
+      plan or the choice is printed, nothing changed; 78 no database configured.
       """;
 
   /** The production jar's rule: no database, no command. */
@@ -187,7 +197,8 @@ public final class ReaperCli {
         case "resume" -> OperatorCommand.resume(rest);
         case "retry" -> OperatorCommand.retry(rest);
         case "requeue" -> OperatorCommand.requeue(rest);
-        case "audit" -> OperatorCommand.audit(rest);
+        case "end" -> EndCommand.end(rest);
+        case "audit" -> AuditCommand.audit(rest);
         case "help", "--help", "-h" -> {
           System.out.print(usage);
           yield 0;

@@ -190,6 +190,24 @@ public class ReaperConfiguration {
     return new ScheduleMeters(registry, options, clock);
   }
 
+  /**
+   * This worker's row in the runners' table, refreshed each cycle off the cycle's thread; only for
+   * the long-running commands (a one-shot command is not a runner).
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
+  RunnerHeartbeat runnerHeartbeat(
+      DataSource dataSource,
+      ConferenceRoomReaperOptions options,
+      ReaperProperties properties,
+      Clock clock) {
+    return new RunnerHeartbeat(
+        new pin.messenger.reaper.store.Runners(new BoundedConnectionWait(dataSource)),
+        options,
+        properties.runners().retention(),
+        clock);
+  }
+
   /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
   @Bean
   @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")

@@ -47,6 +47,7 @@ public final class ReaperMeters implements ReaperObserver {
   public static final String POISON_ROWS = "messenger.conf.reaper.poison.rows";
   public static final String GAUGES_AGE = "messenger.conf.reaper.gauges.age";
   public static final String DATABASE_UP = "messenger.conf.reaper.database.up";
+  public static final String LIVE_RUNNERS = "messenger.conf.reaper.live.runners";
 
   /**
    * Buckets that resolve a cycle from 5 ms to 30 s (the spec's target is < 5 s, the hard limit 30
@@ -124,6 +125,11 @@ public final class ReaperMeters implements ReaperObserver {
             DATABASE_UP,
             () -> database.probe() == null ? Double.NaN : database.probe().up() ? 1 : 0)
         .description("1 when the last background read of the database succeeded")
+        .register(registry);
+    Gauge.builder(LIVE_RUNNERS, database::liveRunners)
+        .description(
+            "Workers that refreshed their runner row within their silent-after (bin/reaper status"
+                + " lists them; NaN: not read yet)")
         .register(registry);
     SnapshotGauges.gauge(
         registry,

@@ -28,7 +28,8 @@ public record ReaperProperties(
     Schedule schedule,
     @DefaultValue NextDue nextDue,
     @DefaultValue Drain drain,
-    @DefaultValue Schema schema) {
+    @DefaultValue Schema schema,
+    @DefaultValue Runners runners) {
 
   private static final ConferenceRoomReaperOptions DEFAULTS =
       ConferenceRoomReaperOptions.defaults();
@@ -70,6 +71,22 @@ public record ReaperProperties(
    * schema. An option of the application only (the core never migrates), so its default is here.
    */
   public record Schema(@DefaultValue("true") boolean migrate) {}
+
+  /**
+   * {@code reaper.runners.retention}: rows of runners not seen for longer than this (stopped or
+   * gone silent) are deleted by the live runners. An option of the application only (the core has
+   * no runners' table), so its default is here: one day.
+   */
+  public record Runners(@DefaultValue("1d") Duration retention) {
+    public Runners {
+      if (retention == null || retention.isNegative() || retention.isZero()) {
+        throw new IllegalArgumentException(
+            "Invalid conference-room-reaper configuration: reaper.runners.retention must be"
+                + " positive but was "
+                + retention);
+      }
+    }
+  }
 
   // Lists the options' arguments like ConferenceRoomReaperOptions.Builder#build on purpose: the
   // Spring binding stays out of the core; ConfigurationDefaultsTest checks they agree.

@@ -171,6 +171,7 @@ final class StatusCommand {
                     + ", state "
                     + lock.get("state"))
         .append("\n\n");
+    b.append(RunnersView.runners((List<Map<String, Object>>) s.get("runners")));
     b.append(humanPauses((List<?>) s.get("pauses")));
     b.append("poison rows: ").append(s.get("poisonCount")).append('\n');
     for (Map<String, Object> p : (List<Map<String, Object>>) s.get("poison")) {
@@ -256,6 +257,7 @@ final class StatusCommand {
             "reaper_next_attempt_at")) {
       b.append(String.format("  %-26s %s%n", k, dash(s.get(k))));
     }
+    b.append(RunnersView.errorHistory((List<?>) e.get("errorHistory")));
     b.append("\nphases\n");
     ((Map<String, Object>) e.get("phases"))
         .forEach((k, v) -> b.append(String.format("  %-18s %s%n", k, v)));

@@ -60,6 +60,7 @@ class ConfigurationBindingTest {
           new Setting("reaper.drain.enabled", "true", true),
           new Setting("reaper.drain.pause", "51ms", Duration.ofMillis(51)),
           new Setting("reaper.schema.migrate", "false", false),
+          new Setting("reaper.runners.retention", "2d", Duration.ofDays(2)),
           new Setting("reaper.relay.batch-size", "12", 12),
           new Setting("reaper.relay.poll-interval", "2s", Duration.ofSeconds(2)),
           new Setting("reaper.relay.lease", "3m", Duration.ofMinutes(3)),
@@ -97,6 +98,9 @@ class ConfigurationBindingTest {
           new Setting("reaper.recorder.max-attempts", "16", 16),
           new Setting("reaper.recorder.retry-base", "1200ms", Duration.ofMillis(1200)),
           new Setting("reaper.recorder.retry-cap", "7m", Duration.ofMinutes(7)));
+
+  /** Options of the application only, with no options-record component to land in. */
+  static final Set<String> APP_ONLY = Set.of("reaper.schema.migrate", "reaper.runners.retention");
 
   @Configuration(proxyBeanMethods = false)
   @EnableConfigurationProperties({ReaperProperties.class, DeliveryProperties.class})
@@ -169,7 +173,7 @@ class ConfigurationBindingTest {
     Map<Record, Set<String>> landed = new HashMap<>();
     for (Setting s : SETTINGS) {
       assertThat(valueAt(bound, s.property())).as(s.property()).isEqualTo(s.value());
-      if (!s.property().equals("reaper.schema.migrate")) {
+      if (!APP_ONLY.contains(s.property())) {
         Map.Entry<Record, String> t = bound.target(s.property());
         landed.computeIfAbsent(t.getKey(), k -> new TreeSet<>()).add(component(t).getName());
       }
@@ -185,10 +189,13 @@ class ConfigurationBindingTest {
     }
   }
 
-  /** The value a property ended up as: its options component (schema.migrate: the app's own). */
+  /** The value a property ended up as: its options component (APP_ONLY: the app's own). */
   private static Object valueAt(Bound bound, String property) {
     if (property.equals("reaper.schema.migrate")) {
       return bound.reaper().schema().migrate();
+    }
+    if (property.equals("reaper.runners.retention")) {
+      return bound.reaper().runners().retention();
     }
     RecordComponent c = component(bound.target(property));
     try {

@@ -46,9 +46,12 @@ public final class ReaperDecision {
     if (s.reaperNextAttemptAt() != null && s.reaperNextAttemptAt().isAfter(asOf)) {
       return new Decision.Skip("poison backoff until " + s.reaperNextAttemptAt());
     }
-    String missing = missingField(phase, s);
-    if (missing != null) {
-      return new Decision.Poison(missing + " is null");
+    if (s.chatId() == null) {
+      return new Decision.Poison("chat_id is null");
+    }
+    String noEvent = eventBlocker(phase, s, asOf);
+    if (noEvent != null) {
+      return new Decision.Poison(noEvent);
     }
     if (s.createdAt() != null && s.createdAt().isAfter(asOf)) {
       return new Decision.Poison("created_at " + s.createdAt() + " is after asOf " + asOf);
@@ -60,28 +63,31 @@ public final class ReaperDecision {
     return phase.publishesConferenceEnded() ? end(phase, s, asOf) : fail(phase, s, asOf);
   }
 
-  private static @Nullable String missingField(Phase phase, ConferenceSession s) {
-    if (s.chatId() == null) {
-      return "chat_id";
-    }
+  /**
+   * Why the phase's close of {@code s} at {@code asOf} cannot carry its conference-ended event (no
+   * {@code started_at}, one after {@code asOf}, no {@code deal_id}); null when it can, or when the
+   * phase publishes none. Such a row is poison for the reaper; an operator's {@code end} offers a
+   * choice instead ({@link ManualEnd}).
+   */
+  public static @Nullable String eventBlocker(Phase phase, ConferenceSession s, Instant asOf) {
     if (!phase.publishesConferenceEnded()) {
       return null;
     }
     if (s.startedAt() == null) {
-      return "started_at";
+      return "started_at is null";
+    }
+    if (s.startedAt().isAfter(asOf)) {
+      return "started_at " + s.startedAt() + " is after asOf " + asOf;
     }
     if (s.dealId() == null) {
-      return "deal_id";
+      return "deal_id is null";
     }
     return null;
   }
 
   private static Decision end(Phase phase, ConferenceSession s, Instant asOf) {
-    // missingField has made a row without started_at poison before an Active row gets here.
+    // eventBlocker has made a row without started_at poison before an Active row gets here.
     Instant startedAt = Objects.requireNonNull(s.startedAt(), "started_at");
-    if (startedAt.isAfter(asOf)) {
-      return new Decision.Poison("started_at " + startedAt + " is after asOf " + asOf);
-    }
     long duration = Duration.between(startedAt, asOf).toSeconds();
     UUID recordingId = s.latestRecordingId();
     ConferenceEndedEvent event =
@@ -109,9 +115,24 @@ public final class ReaperDecision {
   }
 
   /**
+   * The phase's close of {@code s} without its conference-ended event and without a duration: what
+   * an operator chooses for a meeting whose start is unknown ({@link ManualEnd}). The status, end
+   * reason, realtime row and recorder stops are the phase's own, as in {@link #decide}.
+   */
+  static Decision.Close closeWithoutEvent(Phase phase, ConferenceSession s, Instant asOf) {
+    return close(
+        phase,
+        s,
+        asOf,
+        null,
+        null,
+        phase.publishesConferenceEnded() ? Transition.REALTIME_ENDED : Transition.REALTIME_FAILED);
+  }
+
+  /**
    * The phase's own status move and end reason, so an end and a failure cannot disagree on them.
    */
-  private static Decision close(
+  private static Decision.Close close(
       Phase phase,
       ConferenceSession s,
       Instant asOf,

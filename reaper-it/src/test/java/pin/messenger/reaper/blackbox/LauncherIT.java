@@ -108,6 +108,7 @@ class LauncherIT {
         "resume",
         "retry --poison",
         "requeue --kafka-quarantined",
+        "end 7c0a1b2e-0000-4000-8000-000000000001 --reason poison",
         "audit"
       })
   void a_command_that_fails_closed_trains_nothing_and_starts_no_database(String commandLine)

@@ -169,7 +169,14 @@ class LeastPrivilegeTest {
                 asWorker.exec(
                     "INSERT INTO messenger.conference_reaper_pauses VALUES ('all', 'x', 'y', now(), null)"))
         .hasMessageContaining("permission denied");
-    assertThatThrownBy(() -> new OperatorActions(worker).recent(1))
+    // On-call starts with the worker's settings: it reads the trail, with the role that wrote it.
+    List<Map<String, Object>> trail = new OperatorActions(worker).recent(10);
+    assertThat(trail).extracting(r -> r.get("db_role")).contains("conference_reaper_operator");
+    assertThatThrownBy(
+            () ->
+                asWorker.exec(
+                    "INSERT INTO messenger.conference_reaper_audit (at, actor, action, arguments, rows_changed, changed)"
+                        + " VALUES (now(), 'mallory', 'pause', '{}', 0, '[]')"))
         .hasMessageContaining("permission denied");
     Rooms asOperator = new Rooms(operator);
     assertThatThrownBy(() -> asOperator.exec("DELETE FROM messenger.conference_reaper_audit"))
@@ -177,5 +184,47 @@ class LeastPrivilegeTest {
     assertThatThrownBy(
             () -> asOperator.exec("UPDATE messenger.conference_reaper_audit SET actor = 'mallory'"))
         .hasMessageContaining("permission denied");
+    // The role beside --actor is the database's to fill: the operator cannot write another.
+    assertThatThrownBy(
+            () ->
+                asOperator.exec(
+                    "INSERT INTO messenger.conference_reaper_audit (at, actor, action, arguments, rows_changed, changed, db_role)"
+                        + " VALUES (now(), 'alice', 'pause', '{}', 0, '[]', 'postgres')"))
+        .hasMessageContaining("permission denied");
+    // end: the reaper's own write, as the operator, audited.
+    Room stuck = Rooms.emptyActive(asOf.minusSeconds(900));
+    stuck.startedAt = null;
+    asOwner.insert(stuck);
+    OperatorActions.Request end =
+        new OperatorActions.Request(
+            "end", "alice", asOf, "poison", Map.of("correlationId", "operator-end-lp"), true);
+    assertThat(
+            new OperatorEnd(operator)
+                .end(
+                    end,
+                    stuck.id,
+                    new pin.messenger.reaper.core.ManualEnd.Choice(null, true),
+                    ConferenceRoomReaperOptions.defaults())
+                .result())
+        .isEqualTo(OperatorActions.Result.APPLIED);
+    assertThat(asOwner.status(stuck.id)).isEqualTo("Ended");
+    // The worker's heartbeat: its own row in the runners' table.
+    new Runners(worker)
+        .refresh(
+            new Runners.Row(
+                "lp",
+                "host",
+                1L,
+                "v",
+                asOf,
+                Duration.ofMinutes(1),
+                null,
+                null,
+                null,
+                null,
+                List.of(),
+                null),
+            Duration.ofDays(1));
+    assertThat(new Runners(worker).count()[0]).isEqualTo(1);
   }
 }

@@ -33,6 +33,24 @@ final class Claims {
   static final int WINDOW_FACTOR = 2;
 
   /**
+   * What a close needs besides the session's own columns, for the session aliased {@code c}: the
+   * distinct roster in join order, the newest recording, and the recordings still running (their
+   * recorder must be told to stop). Shared by the claim and the operator's {@code end} ({@link
+   * OperatorEnd}), so both build the same transition from the same row.
+   */
+  static final String EVENT_COLUMNS =
+      """
+      ARRAY(SELECT p.user_id FROM messenger.conference_participants p
+             WHERE p.conference_id = c.id
+             GROUP BY p.user_id ORDER BY min(p.joined_at), p.user_id) AS participants,
+      (SELECT r.id FROM messenger.call_recordings r
+        WHERE r.conference_id = c.id
+        ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS latest_recording_id,
+      ARRAY(SELECT r.id FROM messenger.call_recordings r
+             WHERE r.conference_id = c.id AND r.status IN ('Pending', 'Recording', 'Uploading')
+             ORDER BY r.created_at, r.id) AS active_recording_ids""";
+
+  /**
    * One statement for a batch's claim (parameters in order):
    *
    * <ol>
@@ -62,9 +80,10 @@ final class Claims {
    * </ol>
    *
    * <p>The result has one row per claimed row in claim order (%3$s), each with what the event needs
-   * (distinct roster in join order, newest recording, recordings still running), or one row of
-   * nulls when nothing was claimed; {@code run_lock_held} and {@code skipped_locked} are on every
-   * row, {@code passed_over} (the ids of {@code passed}, null for none) on the first only.
+   * ({@link #EVENT_COLUMNS}, %8$s: distinct roster in join order, newest recording, recordings
+   * still running), or one row of nulls when nothing was claimed; {@code run_lock_held} and {@code
+   * skipped_locked} are on every row, {@code passed_over} (the ids of {@code passed}, null for
+   * none) on the first only.
    */
   static final String CLAIM =
       """
@@ -104,15 +123,7 @@ final class Claims {
              CASE WHEN row_number() OVER (ORDER BY %3$s) = 1
                   THEN (SELECT array_agg(p.id) FROM passed p) END AS passed_over,
              c.*,
-             ARRAY(SELECT p.user_id FROM messenger.conference_participants p
-                    WHERE p.conference_id = c.id
-                    GROUP BY p.user_id ORDER BY min(p.joined_at), p.user_id) AS participants,
-             (SELECT r.id FROM messenger.call_recordings r
-               WHERE r.conference_id = c.id
-               ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS latest_recording_id,
-             ARRAY(SELECT r.id FROM messenger.call_recordings r
-                    WHERE r.conference_id = c.id AND r.status IN ('Pending', 'Recording', 'Uploading')
-                    ORDER BY r.created_at, r.id) AS active_recording_ids
+             %8$s
         FROM (SELECT 1) AS one
         LEFT JOIN claimed c ON true
        ORDER BY %3$s
@@ -178,7 +189,8 @@ final class Claims {
                     rule.column(),
                     "c." + phase.referenceTime().column(),
                     AdvisoryRunLock.HELD_BY,
-                    cursor ? FROM_CURSOR : FROM_TABLE));
+                    cursor ? FROM_CURSOR : FROM_TABLE,
+                    EVENT_COLUMNS));
       }
       PREFETCH_SQL.put(phase, PREFETCH.formatted(rule.claimable(), rule.order("s"), rule.column()));
     }

@@ -153,6 +153,7 @@ public final class Diagnostics {
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> holders = rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
       out.put("runLock", holders.isEmpty() ? null : holders.get(0));
+      out.put("runners", Runners.list(c));
       out.put("pauses", Pauses.read(c).activeAt(asOf));
       out.put("poisonCount", rows(c, POISON_COUNT).get(0).get("count"));
       out.put("poison", rows(c, POISON, 20));
@@ -220,7 +221,10 @@ public final class Diagnostics {
       pauses = Pauses.read(c);
     }
     Map<String, Object> out = new LinkedHashMap<>();
+    // The history is shown as its own list (newest first), not as a JSON text among the columns.
+    Object history = row.remove("reaper_error_history");
     out.put("session", row);
+    out.put("errorHistory", Jdbc.jsonList(history));
     Map<String, Object> verdicts = phaseVerdicts(row, matches, asOf, options);
     // A phase an operator paused closes nothing until it is resumed (or its pause ends).
     for (Phase phase : Phase.values()) {

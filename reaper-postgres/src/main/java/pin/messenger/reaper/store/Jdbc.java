@@ -122,4 +122,27 @@ final class Jdbc {
   static Array bigintArray(Connection c, List<Long> values) throws SQLException {
     return c.createArrayOf("bigint", values.toArray());
   }
+
+  private static final tools.jackson.databind.json.JsonMapper JSON =
+      tools.jackson.databind.json.JsonMapper.builder().build();
+
+  /**
+   * A jsonb array value as read by {@code getObject} (a {@code PGobject}, or its text) as a list;
+   * empty for null or anything that is not an array.
+   */
+  static List<Object> jsonList(@Nullable Object value) {
+    if (value == null) {
+      return List.of();
+    }
+    String text =
+        value instanceof org.postgresql.util.PGobject pg ? pg.getValue() : value.toString();
+    if (text == null) {
+      return List.of();
+    }
+    Object parsed = JSON.readValue(text, Object.class);
+    if (parsed instanceof List<?> list) {
+      return new java.util.ArrayList<>(list);
+    }
+    return List.of();
+  }
 }

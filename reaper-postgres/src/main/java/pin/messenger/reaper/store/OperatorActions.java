@@ -135,11 +135,32 @@ public final class OperatorActions {
       RETURNING id
       """;
 
+  /**
+   * The newest audit rows matching the filters, newest first; {@code db_role} is the database role
+   * that wrote each (filled by the database, V7; null before). Parameters: action, action, actor,
+   * actor, since, limit.
+   */
   static final String RECENT =
       """
-      SELECT id, at, actor, action, arguments::text AS arguments, reason, rows_changed
-        FROM messenger.conference_reaper_audit ORDER BY id DESC LIMIT ?
+      SELECT id, at, actor, db_role, action, arguments::text AS arguments, reason, rows_changed,
+             changed::text AS changed
+        FROM messenger.conference_reaper_audit
+       WHERE (?::text IS NULL OR action = ?)
+         AND (?::text IS NULL OR actor = ?)
+         AND at >= coalesce(?::timestamptz, '-infinity')
+       ORDER BY id DESC LIMIT ?
       """;
+
+  /**
+   * Which audit rows {@link #recent(AuditFilter)} reads.
+   *
+   * @param action only this action (e.g. {@code end}, {@code pause}), or any
+   * @param actor only this actor, or any
+   * @param since only rows at or after this moment, or any
+   * @param limit at most this many, newest first
+   */
+  public record AuditFilter(
+      @Nullable String action, @Nullable String actor, @Nullable Instant since, int limit) {}
 
   /** Who acts, when, why and with what arguments (as the audit row records them). */
   public record Request(
@@ -350,13 +371,54 @@ public final class OperatorActions {
 
   /** The newest audit rows, newest first; {@code arguments} as a map. */
   public List<Map<String, Object>> recent(int limit) throws SQLException {
+    return recent(new AuditFilter(null, null, null, limit));
+  }
+
+  /**
+   * The newest audit rows matching {@code filter}, newest first: {@code arguments} as a map, and
+   * {@code ids}, every id the action changed (a conference, an outbox row, a pause's scope, and for
+   * {@code end} each row it wrote), in place of the full {@code changed} document.
+   */
+  public List<Map<String, Object>> recent(AuditFilter filter) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      List<Map<String, Object>> rows = Diagnostics.rows(c, RECENT, limit);
+      List<Map<String, Object>> rows =
+          Diagnostics.rows(
+              c,
+              RECENT,
+              filter.action(),
+              filter.action(),
+              filter.actor(),
+              filter.actor(),
+              Jdbc.ts(filter.since()),
+              filter.limit());
       for (Map<String, Object> r : rows) {
         r.put("arguments", JSON.readValue((String) r.get("arguments"), Map.class));
+        r.put("ids", changedIds(Jdbc.jsonList(r.remove("changed"))));
       }
       return rows;
     }
+  }
+
+  /** The ids in an audit row's {@code changed}: each row's id (or scope) and what it wrote. */
+  static List<String> changedIds(List<Object> changed) {
+    List<String> ids = new ArrayList<>();
+    for (Object o : changed) {
+      if (!(o instanceof Map<?, ?> row)) {
+        continue;
+      }
+      Object id = row.get("id") != null ? row.get("id") : row.get("scope");
+      if (id != null) {
+        ids.add(String.valueOf(id));
+      }
+      if (row.get("written") instanceof Map<?, ?> written) {
+        for (Object list : written.values()) {
+          if (list instanceof List<?> l) {
+            l.forEach(x -> ids.add(String.valueOf(x)));
+          }
+        }
+      }
+    }
+    return ids;
   }
 
   /** Why {@code retry <id>} found nothing: no such conference, terminal, or not backing off. */
@@ -422,7 +484,7 @@ public final class OperatorActions {
     }
   }
 
-  private static long audit(Connection c, Request request, List<Map<String, Object>> rows)
+  static long audit(Connection c, Request request, List<Map<String, Object>> rows)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(AUDIT)) {
       ps.setObject(1, Jdbc.ts(request.at()));

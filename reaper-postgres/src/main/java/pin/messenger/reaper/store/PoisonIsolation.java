@@ -29,8 +29,17 @@ final class PoisonIsolation {
   private static final Logger log = LoggerFactory.getLogger(PoisonIsolation.class);
 
   /**
-   * Keeps a poison row's error on it and backs it off exponentially from the polling interval to a
-   * cap.
+   * How many of a poison row's errors it keeps ({@code reaper_error_history}, newest first): the
+   * attempts {@code explain} shows. Bounded so a row that fails for weeks stays small: five entries
+   * of at most {@link #MAX_ERROR_LENGTH} characters each.
+   */
+  public static final int ERROR_HISTORY = 5;
+
+  /**
+   * Keeps a poison row's error on it (the last one, and the newest {@link #ERROR_HISTORY} in its
+   * history: {@code {"attempt", "at", "error"}} prepended, the rest cut by a JSON path slice) and
+   * backs it off exponentially from the polling interval to a cap. Parameters: asOf, asOf as ISO
+   * text, asOf, cap ms, base ms, ids, errors.
    */
   static final String RECORD_FAILURES =
       """
@@ -38,13 +47,20 @@ final class PoisonIsolation {
          SET reaper_attempts = s.reaper_attempts + 1,
              reaper_last_error = f.error,
              reaper_last_error_at = ?,
+             reaper_error_history = jsonb_path_query_array(
+                 jsonb_build_array(jsonb_build_object(
+                     'attempt', s.reaper_attempts + 1, 'at', ?::text, 'error', f.error))
+                   || (CASE WHEN jsonb_typeof(s.reaper_error_history) = 'array'
+                            THEN s.reaper_error_history ELSE '[]'::jsonb END),
+                 '$[0 to %d]'),
              reaper_next_attempt_at = ?::timestamptz
                  + least(?::bigint, ?::bigint * (2 ^ least(s.reaper_attempts, 20))::bigint) * interval '1 millisecond'
         FROM unnest(?::uuid[], ?::text[]) AS f(id, error)
        WHERE s.id = f.id
-      """;
+      """
+          .formatted(ERROR_HISTORY - 1);
 
-  private static final int MAX_ERROR_LENGTH = 1000;
+  static final int MAX_ERROR_LENGTH = 1000;
 
   private final Connection connection;
   private final TransitionWriter writer;
@@ -129,11 +145,12 @@ final class PoisonIsolation {
       savepoint = connection.setSavepoint();
       try (PreparedStatement ps = connection.prepareStatement(RECORD_FAILURES)) {
         ps.setObject(1, Jdbc.ts(asOf));
-        ps.setObject(2, Jdbc.ts(asOf));
-        ps.setLong(3, retryCap.toMillis());
-        ps.setLong(4, retryBase.toMillis());
-        ps.setArray(5, Jdbc.uuidArray(connection, ids));
-        ps.setArray(6, Jdbc.textArray(connection, messages));
+        ps.setString(2, asOf.toString());
+        ps.setObject(3, Jdbc.ts(asOf));
+        ps.setLong(4, retryCap.toMillis());
+        ps.setLong(5, retryBase.toMillis());
+        ps.setArray(6, Jdbc.uuidArray(connection, ids));
+        ps.setArray(7, Jdbc.textArray(connection, messages));
         ps.executeUpdate();
       }
       connection.releaseSavepoint(savepoint);

@@ -46,7 +46,8 @@ public final class SchemaVerifier {
             "reaper_attempts",
             "reaper_last_error",
             "reaper_last_error_at",
-            "reaper_next_attempt_at"));
+            "reaper_next_attempt_at",
+            "reaper_error_history"));
     REQUIRED.put(
         "conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
     REQUIRED.put(
@@ -102,6 +103,36 @@ public final class SchemaVerifier {
     // Operators' pauses, read by every cycle (V3).
     REQUIRED.put(
         "conference_reaper_pauses", List.of("scope", "reason", "actor", "paused_at", "until"));
+    // Who is running: every worker refreshes its row each cycle (V7).
+    REQUIRED.put(
+        "conference_reaper_runners",
+        List.of(
+            "instance_id",
+            "host",
+            "pid",
+            "version",
+            "started_at",
+            "last_seen_at",
+            "silent_after_ms",
+            "last_cycle_id",
+            "last_cycle_started_at",
+            "last_cycle_completed_at",
+            "last_cycle_held_lock",
+            "paused_phases",
+            "stopped_at"));
+    // The audit trail, written by the operator actions and read by audit (V3, db_role V7).
+    REQUIRED.put(
+        "conference_reaper_audit",
+        List.of(
+            "id",
+            "at",
+            "actor",
+            "action",
+            "arguments",
+            "reason",
+            "rows_changed",
+            "changed",
+            "db_role"));
   }
 
   static final String COLUMNS =

@@ -30,7 +30,17 @@ final class TransitionWriter {
    * trace context ({@link CycleOrigin}); realtime rows have no column for either (the messenger's
    * table).
    */
-  static final String APPLY =
+  static final String APPLY;
+
+  /**
+   * {@link #APPLY} that also returns every row it wrote, by kind ({@code conference}, {@code
+   * integrationOutbox}, {@code realtimeOutbox}, {@code recorderStopRequests}): the operator's
+   * {@code end}, whose audit row names them. The same statement text, so the two cannot disagree.
+   */
+  static final String APPLY_REPORTING;
+
+  /** %1$s: what each outbox insert returns (nothing, or its id); %2$s: the final select. */
+  private static final String APPLY_TEMPLATE =
       """
       WITH t AS (
         SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::bigint[])
@@ -48,23 +58,35 @@ final class TransitionWriter {
         SELECT gen_random_uuid(), ?, closed.deal_id::text, ?, p.payload, ?, ?, ?
           FROM unnest(?::uuid[]) WITH ORDINALITY AS e(conference_id, n)
           JOIN jsonb_array_elements(?::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = e.n
-          JOIN closed ON closed.id = e.conference_id
+          JOIN closed ON closed.id = e.conference_id%1$s
       ), realtime AS (
         INSERT INTO messenger.realtime_outbox
                (id, kind, target_kind, chat_id, session_kind, conference_id, created_at)
         SELECT gen_random_uuid(), r.kind, 'ChatGroup', closed.chat_id, 'Conference', closed.id, ?
           FROM unnest(?::uuid[], ?::text[]) AS r(conference_id, kind)
-          JOIN closed ON closed.id = r.conference_id
+          JOIN closed ON closed.id = r.conference_id%1$s
       ), stops AS (
         INSERT INTO messenger.recorder_stop_requests
                (id, recording_id, conference_id, reason, created_at, external_id, trace_parent)
         SELECT gen_random_uuid(), x.recording_id, closed.id, x.reason, ?, r.external_id, ?
           FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS x(conference_id, recording_id, reason)
           JOIN closed ON closed.id = x.conference_id
-          LEFT JOIN messenger.call_recordings r ON r.id = x.recording_id
+          LEFT JOIN messenger.call_recordings r ON r.id = x.recording_id%1$s
       )
-      SELECT id FROM closed
+      %2$s
       """;
+
+  static {
+    APPLY = APPLY_TEMPLATE.formatted("", "SELECT id FROM closed");
+    APPLY_REPORTING =
+        APPLY_TEMPLATE.formatted(
+            "\n  RETURNING id",
+            """
+            SELECT 'conference' AS kind, id FROM closed
+            UNION ALL SELECT 'integrationOutbox', id FROM events
+            UNION ALL SELECT 'realtimeOutbox', id FROM realtime
+            UNION ALL SELECT 'recorderStopRequests', id FROM stops""");
+  }
 
   /** The savepoint each write runs under; on a data error it is rolled back to and released. */
   static final String SAVEPOINT = "reaper_write";
@@ -106,6 +128,62 @@ final class TransitionWriter {
    */
   Written write(List<Transition> part, CycleOrigin origin, Instant asOf, @Nullable Integer lockPid)
       throws SQLException {
+    String sql = lockPid == null ? APPLY_UNDER_SAVEPOINT : APPLY_UNDER_SAVEPOINT_CHECKING_LOCK;
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      int i = bind(ps, part, origin, asOf);
+      int n = part.size();
+      if (lockPid != null) {
+        ps.setInt(i++, lockPid);
+        ps.setString(i, AdvisoryRunLock.NAME);
+      }
+      Set<UUID> closed = new HashSet<>(n * 2);
+      Boolean held = null;
+      int resultSets = 0;
+      // The results in order: SAVEPOINT (a count), the write's ids, RELEASE (a count), the check.
+      boolean isResultSet = ps.execute();
+      while (isResultSet || ps.getUpdateCount() != -1) {
+        if (isResultSet) {
+          try (ResultSet rs = ps.getResultSet()) {
+            if (resultSets++ == 0) {
+              while (rs.next()) {
+                closed.add(rs.getObject(1, UUID.class));
+              }
+            } else {
+              rs.next();
+              held = rs.getBoolean(1);
+            }
+          }
+        }
+        isResultSet = ps.getMoreResults();
+      }
+      return new Written(closed, held);
+    }
+  }
+
+  /**
+   * Writes one transition with {@link #APPLY_REPORTING} (no savepoint: the caller's transaction is
+   * the unit) and returns the ids it wrote by kind; an empty map when the status guard let nothing
+   * through.
+   */
+  java.util.Map<String, List<UUID>> writeReporting(
+      Transition transition, CycleOrigin origin, Instant asOf) throws SQLException {
+    java.util.Map<String, List<UUID>> written = new java.util.LinkedHashMap<>();
+    try (PreparedStatement ps = connection.prepareStatement(APPLY_REPORTING)) {
+      bind(ps, List.of(transition), origin, asOf);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          written
+              .computeIfAbsent(rs.getString("kind"), k -> new ArrayList<>())
+              .add(rs.getObject("id", UUID.class));
+        }
+      }
+    }
+    return written;
+  }
+
+  /** Binds {@link #APPLY}'s parameters for {@code part}; returns the next parameter index. */
+  private int bind(PreparedStatement ps, List<Transition> part, CycleOrigin origin, Instant asOf)
+      throws SQLException {
     int n = part.size();
     List<UUID> ids = new ArrayList<>(n);
     List<String> from = new ArrayList<>(n);
@@ -145,57 +223,30 @@ final class TransitionWriter {
         stopReasons.add(t.endReason().name());
       }
     }
-    String sql = lockPid == null ? APPLY_UNDER_SAVEPOINT : APPLY_UNDER_SAVEPOINT_CHECKING_LOCK;
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
-      int i = 1;
-      ps.setArray(i++, Jdbc.uuidArray(connection, ids));
-      ps.setArray(i++, Jdbc.textArray(connection, from));
-      ps.setArray(i++, Jdbc.textArray(connection, to));
-      ps.setArray(i++, Jdbc.textArray(connection, reasons));
-      ps.setArray(i++, Jdbc.bigintArray(connection, durations));
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setString(i++, ConferenceEndedEvent.TOPIC);
-      ps.setString(i++, ConferenceEndedEvent.EVENT_TYPE);
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setString(i++, origin.jobRunId());
-      ps.setString(i++, origin.traceParent());
-      ps.setArray(i++, Jdbc.uuidArray(connection, eventConferences));
-      ps.setString(i++, payloads.append(']').toString());
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setArray(i++, Jdbc.uuidArray(connection, realtimeConferences));
-      ps.setArray(i++, Jdbc.textArray(connection, realtimeKinds));
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setString(i++, origin.traceParent());
-      ps.setArray(i++, Jdbc.uuidArray(connection, stopConferences));
-      ps.setArray(i++, Jdbc.uuidArray(connection, stopRecordings));
-      ps.setArray(i++, Jdbc.textArray(connection, stopReasons));
-      if (lockPid != null) {
-        ps.setInt(i++, lockPid);
-        ps.setString(i, AdvisoryRunLock.NAME);
-      }
-      Set<UUID> closed = new HashSet<>(n * 2);
-      Boolean held = null;
-      int resultSets = 0;
-      // The results in order: SAVEPOINT (a count), the write's ids, RELEASE (a count), the check.
-      boolean isResultSet = ps.execute();
-      while (isResultSet || ps.getUpdateCount() != -1) {
-        if (isResultSet) {
-          try (ResultSet rs = ps.getResultSet()) {
-            if (resultSets++ == 0) {
-              while (rs.next()) {
-                closed.add(rs.getObject(1, UUID.class));
-              }
-            } else {
-              rs.next();
-              held = rs.getBoolean(1);
-            }
-          }
-        }
-        isResultSet = ps.getMoreResults();
-      }
-      return new Written(closed, held);
-    }
+    int i = 1;
+    ps.setArray(i++, Jdbc.uuidArray(connection, ids));
+    ps.setArray(i++, Jdbc.textArray(connection, from));
+    ps.setArray(i++, Jdbc.textArray(connection, to));
+    ps.setArray(i++, Jdbc.textArray(connection, reasons));
+    ps.setArray(i++, Jdbc.bigintArray(connection, durations));
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setString(i++, ConferenceEndedEvent.TOPIC);
+    ps.setString(i++, ConferenceEndedEvent.EVENT_TYPE);
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setString(i++, origin.jobRunId());
+    ps.setString(i++, origin.traceParent());
+    ps.setArray(i++, Jdbc.uuidArray(connection, eventConferences));
+    ps.setString(i++, payloads.append(']').toString());
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setArray(i++, Jdbc.uuidArray(connection, realtimeConferences));
+    ps.setArray(i++, Jdbc.textArray(connection, realtimeKinds));
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setString(i++, origin.traceParent());
+    ps.setArray(i++, Jdbc.uuidArray(connection, stopConferences));
+    ps.setArray(i++, Jdbc.uuidArray(connection, stopRecordings));
+    ps.setArray(i++, Jdbc.textArray(connection, stopReasons));
+    return i;
   }
 
   /** After a write's data error: back to before the write, savepoint dropped (one round trip). */

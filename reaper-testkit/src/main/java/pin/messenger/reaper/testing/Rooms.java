@@ -80,7 +80,8 @@ public final class Rooms {
     exec(
         "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
             + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests,"
-            + " messenger.conference_reaper_pauses, messenger.conference_reaper_audit");
+            + " messenger.conference_reaper_pauses, messenger.conference_reaper_audit,"
+            + " messenger.conference_reaper_runners");
   }
 
   public Room insert(Room r) {
