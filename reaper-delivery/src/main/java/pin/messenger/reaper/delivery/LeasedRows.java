@@ -30,10 +30,11 @@ import org.jspecify.annotations.Nullable;
 final class LeasedRows<R extends LeasedRow> {
 
   /**
-   * Due rows, oldest first, not leased to a live owner, passing over rows another claim holds; each
-   * is stamped with this owner's lease in the same statement, which commits at once. The rows come
-   * back in claim order (the order column must be among the returned ones), which is the send
-   * order.
+   * Due rows (pending, as {@link pin.messenger.reaper.schema.DeliveryTables} defines it, and past
+   * their backoff), oldest first, not leased to a live owner, passing over rows another claim
+   * holds; each is stamped with this owner's lease in the same statement, which commits at once.
+   * The rows come back in claim order (the order column must be among the returned ones), which is
+   * the send order.
    *
    * <p>Leases are read and stamped on the database's clock ({@code clock_timestamp()}), whatever
    * the instances' own clocks say: two relays minutes apart would otherwise each take the other's
@@ -43,11 +44,11 @@ final class LeasedRows<R extends LeasedRow> {
       """
       WITH due AS (
         SELECT o.id FROM %1$s o
-         WHERE o.%2$s IS NULL AND o.%3$s IS NULL
+         WHERE %2$s
            AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
            AND (o.locked_until IS NULL OR o.locked_until < clock_timestamp())
-           %4$s
-         ORDER BY %5$s
+           %3$s
+         ORDER BY %4$s
          LIMIT ?
            FOR UPDATE SKIP LOCKED
       ), claimed AS (
@@ -55,9 +56,9 @@ final class LeasedRows<R extends LeasedRow> {
            SET locked_until = clock_timestamp() + make_interval(secs => ?), locked_by = ?
           FROM due
          WHERE o.id = due.id
-        RETURNING %6$s
+        RETURNING %5$s
       )
-      SELECT * FROM claimed o ORDER BY %5$s
+      SELECT * FROM claimed o ORDER BY %4$s
       """;
 
   static final String MARK_DELIVERED =
@@ -136,15 +137,15 @@ final class LeasedRows<R extends LeasedRow> {
     this.statementTimeout = statementTimeout;
     this.claim =
         CLAIM.formatted(
-            table.table(),
-            table.doneColumn(),
-            table.gaveUpColumn(),
+            table.table().name(),
+            table.table().pending("o"),
             table.claimable(),
             table.claimOrder(),
             table.claimedColumns());
-    this.markDelivered = MARK_DELIVERED.formatted(table.table(), table.doneColumn());
-    this.recordFailure = RECORD_FAILURE.formatted(table.table(), table.gaveUpColumn());
-    this.release = RELEASE.formatted(table.table());
+    this.markDelivered = MARK_DELIVERED.formatted(table.table().name(), table.table().doneColumn());
+    this.recordFailure =
+        RECORD_FAILURE.formatted(table.table().name(), table.table().gaveUpColumn());
+    this.release = RELEASE.formatted(table.table().name());
   }
 
   /** The lease owner written into {@code locked_by}. */
@@ -282,7 +283,7 @@ final class LeasedRows<R extends LeasedRow> {
       UUID id = rs.getObject(1, UUID.class);
       if (!expected.contains(id) || !changed.add(id)) {
         throw new IllegalStateException(
-            table.table()
+            table.table().name()
                 + ": a lease-guarded update ("
                 + attempted
                 + ") changed row "

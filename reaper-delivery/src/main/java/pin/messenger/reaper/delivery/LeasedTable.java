@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.function.BiConsumer;
 import org.slf4j.event.Level;
 import org.slf4j.spi.LoggingEventBuilder;
+import pin.messenger.reaper.schema.DeliveryTables;
 
 /**
  * What one leased delivery is made of besides its send: the table and its columns, how a claimed
@@ -13,9 +14,7 @@ import org.slf4j.spi.LoggingEventBuilder;
  * {@code locked_by}.
  *
  * @param name short name of the delivery: the lease owner's prefix and the observer's tag
- * @param table the qualified table name
- * @param doneColumn set when the row was delivered
- * @param gaveUpColumn set when the row will not be tried again
+ * @param table the table, its done and gave-up columns, and so what a pending row is
  * @param claimable an extra claim predicate over alias {@code o} (e.g. "head of its key"), or ""
  * @param claimOrder the claim's {@code ORDER BY} over alias {@code o}, also the send order (its
  *     columns must be among the claimed ones)
@@ -31,9 +30,7 @@ import org.slf4j.spi.LoggingEventBuilder;
  */
 record LeasedTable<R extends LeasedRow>(
     String name,
-    String table,
-    String doneColumn,
-    String gaveUpColumn,
+    DeliveryTables.Table table,
     String claimable,
     String claimOrder,
     String claimedColumns,

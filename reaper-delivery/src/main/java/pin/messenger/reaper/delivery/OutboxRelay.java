@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
+import pin.messenger.reaper.schema.DeliveryTables;
 
 /**
  * Publishes {@code messenger.integration_outbox} to Kafka after commit, at least once, never
@@ -40,8 +41,9 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       """
       AND NOT EXISTS (SELECT 1 FROM messenger.integration_outbox e
                        WHERE e.message_key = o.message_key AND e.seq < o.seq
-                         AND e.published_at IS NULL AND e.quarantined_at IS NULL)
-      """;
+                         AND %s)
+      """
+          .formatted(DeliveryTables.INTEGRATION_OUTBOX.pending("e"));
 
   static final String CLAIMED_COLUMNS =
       """
@@ -53,9 +55,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   static final LeasedTable<OutboxRow> TABLE =
       new LeasedTable<>(
           "relay",
-          "messenger.integration_outbox",
-          "published_at",
-          "quarantined_at",
+          DeliveryTables.INTEGRATION_OUTBOX,
           HEAD_OF_KEY,
           "o.seq",
           CLAIMED_COLUMNS,
@@ -81,11 +81,12 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
 
   static final String STATS =
       """
-      SELECT count(*) FILTER (WHERE quarantined_at IS NULL) AS pending,
-             min(occurred_at) FILTER (WHERE quarantined_at IS NULL) AS oldest,
-             count(*) FILTER (WHERE quarantined_at IS NOT NULL) AS quarantined
-        FROM messenger.integration_outbox WHERE published_at IS NULL
-      """;
+      SELECT count(*) FILTER (WHERE %1$s) AS pending,
+             min(occurred_at) FILTER (WHERE %1$s) AS oldest,
+             count(*) FILTER (WHERE published_at IS NULL AND quarantined_at IS NOT NULL) AS quarantined
+        FROM messenger.integration_outbox
+      """
+          .formatted(DeliveryTables.INTEGRATION_OUTBOX.pending());
 
   /**
    * What one step did; {@code refused} includes {@code quarantined}. {@code leaseLost}: rows this

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.slf4j.event.Level;
+import pin.messenger.reaper.schema.DeliveryTables;
 
 /**
  * Delivers {@code messenger.recorder_stop_requests} to the media stack after commit ({@link
@@ -23,9 +24,7 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
   static final LeasedTable<StopRequest> TABLE =
       new LeasedTable<>(
           "recorder",
-          "messenger.recorder_stop_requests",
-          "delivered_at",
-          "gave_up_at",
+          DeliveryTables.RECORDER_STOP_REQUESTS,
           "",
           "o.created_at",
           "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at, o.external_id,"
