@@ -139,29 +139,29 @@ final class LeasedDelivery<R extends LeasedRow> {
           .addKeyValue("leaseOwner", rows.owner())
           .addKeyValue("outcome", lost.get(id))
           .addKeyValue("note", outcome.note())
-          .log(table.leaseLostEvent());
+          .log(table.log().leaseLost());
     } else if (settled.gaveUp().contains(id)) {
       line(log.atError(), row)
           .addKeyValue("attempts", row.attempts() + 1)
           .addKeyValue("reason", outcome.note())
-          .log(table.gaveUpEvent());
+          .log(table.log().gaveUp());
     } else if (settled.failed().contains(id)) {
       line(log.atWarn(), row)
           .addKeyValue("attempts", row.attempts() + 1)
           .addKeyValue("reason", outcome.note())
-          .log(table.failedEvent());
+          .log(table.log().failed());
     } else if (settled.delivered().contains(id)) {
-      LoggingEventBuilder b = line(log.atLevel(table.deliveredLevel()), row);
+      LoggingEventBuilder b = line(log.atLevel(table.log().deliveredLevel()), row);
       if (outcome.note() != null) {
         b = b.addKeyValue("note", outcome.note());
       }
-      b.log(table.deliveredEvent());
+      b.log(table.log().delivered());
     }
     // Released rows: the sender logs the outage as a state change, not a line per row.
   }
 
   private LoggingEventBuilder line(LoggingEventBuilder b, R row) {
-    table.logFields().accept(row, b);
+    table.log().ids().accept(row, b);
     return b;
   }
 }

@@ -139,9 +139,9 @@ final class LeasedRows<R extends LeasedRow> {
         CLAIM.formatted(
             table.table().name(),
             table.table().pending("o"),
-            table.claimable(),
-            table.claimOrder(),
-            table.claimedColumns());
+            table.claim().condition(),
+            table.claim().order(),
+            table.claim().columns());
     this.markDelivered = MARK_DELIVERED.formatted(table.table().name(), table.table().doneColumn());
     this.recordFailure =
         RECORD_FAILURE.formatted(table.table().name(), table.table().gaveUpColumn());
@@ -170,7 +170,7 @@ final class LeasedRows<R extends LeasedRow> {
             List<R> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                rows.add(table.read().read(rs));
+                rows.add(table.claim().reader().read(rs));
               }
             }
             return rows;
@@ -208,7 +208,7 @@ final class LeasedRows<R extends LeasedRow> {
     List<UUID> ids = rows.stream().map(Delivered::id).toList();
     try (PreparedStatement ps = c.prepareStatement(markDelivered)) {
       ps.setObject(1, ts(now));
-      ps.setInt(2, table.deliveryCountsAsAttempt() ? 1 : 0);
+      ps.setInt(2, table.attempts().onDelivery());
       ps.setArray(3, c.createArrayOf("uuid", ids.toArray()));
       ps.setArray(4, c.createArrayOf("text", rows.stream().map(Delivered::note).toArray()));
       ps.setArray(

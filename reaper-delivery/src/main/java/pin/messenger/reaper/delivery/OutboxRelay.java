@@ -56,20 +56,18 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       new LeasedTable<>(
           "relay",
           DeliveryTables.INTEGRATION_OUTBOX,
-          HEAD_OF_KEY,
-          "o.seq",
-          CLAIMED_COLUMNS,
-          false,
-          OutboxRelay::read,
-          (row, line) -> {
-            var unused =
-                line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key());
-          },
-          Level.DEBUG,
-          "outbox row published",
-          "outbox row refused by the broker",
-          "outbox row quarantined",
-          "outbox row lease lost");
+          new LeasedTable.Claim<>(HEAD_OF_KEY, "o.seq", CLAIMED_COLUMNS, OutboxRelay::read),
+          LeasedTable.AttemptCount.FAILURES,
+          new LeasedTable.LogEvents<>(
+              (row, line) -> {
+                var unused =
+                    line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key());
+              },
+              Level.DEBUG,
+              "outbox row published",
+              "outbox row refused by the broker",
+              "outbox row quarantined",
+              "outbox row lease lost"));
 
   static final String DELETE_PUBLISHED =
       """

@@ -25,23 +25,25 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
       new LeasedTable<>(
           "recorder",
           DeliveryTables.RECORDER_STOP_REQUESTS,
-          "",
-          "o.created_at",
-          "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at, o.external_id,"
-              + " o.trace_parent",
-          true,
-          RecorderStopDispatcher::read,
-          (r, line) -> {
-            var unused =
-                line.addKeyValue("requestId", r.id())
-                    .addKeyValue("recordingId", r.recordingId())
-                    .addKeyValue("conferenceId", r.conferenceId());
-          },
-          Level.INFO,
-          "recorder stop delivered",
-          "recorder stop failed; will retry",
-          "recorder stop given up",
-          "recorder stop lease lost");
+          new LeasedTable.Claim<>(
+              "",
+              "o.created_at",
+              "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at,"
+                  + " o.external_id, o.trace_parent",
+              RecorderStopDispatcher::read),
+          LeasedTable.AttemptCount.EVERY_SEND,
+          new LeasedTable.LogEvents<>(
+              (r, line) -> {
+                var unused =
+                    line.addKeyValue("requestId", r.id())
+                        .addKeyValue("recordingId", r.recordingId())
+                        .addKeyValue("conferenceId", r.conferenceId());
+              },
+              Level.INFO,
+              "recorder stop delivered",
+              "recorder stop failed; will retry",
+              "recorder stop given up",
+              "recorder stop lease lost"));
 
   /**
    * What one step did; {@code failed} includes {@code gaveUp}. {@code leaseLost}: requests called
