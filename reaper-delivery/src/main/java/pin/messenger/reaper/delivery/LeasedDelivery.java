@@ -55,7 +55,6 @@ final class LeasedDelivery<R extends LeasedRow> {
   private final DeliveryObserver observer;
 
   LeasedDelivery(
-      LeasedTable<R> table,
       LeasedRows<R> rows,
       Sender<R> sender,
       int batchSize,
@@ -63,7 +62,7 @@ final class LeasedDelivery<R extends LeasedRow> {
       int maxAttempts,
       Backoff backoff,
       DeliveryObserver observer) {
-    this.table = table;
+    this.table = rows.table();
     this.rows = rows;
     this.sender = sender;
     this.batchSize = batchSize;

@@ -148,6 +148,11 @@ final class LeasedRows<R extends LeasedRow> {
     this.release = RELEASE.formatted(table.table().name());
   }
 
+  /** The table these rows are of. */
+  LeasedTable<R> table() {
+    return table;
+  }
+
   /** The lease owner written into {@code locked_by}. */
   String owner() {
     return owner;
