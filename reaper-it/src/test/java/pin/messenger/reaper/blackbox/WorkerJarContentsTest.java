@@ -65,6 +65,11 @@ class WorkerJarContentsTest {
   @Test
   void the_build_writes_a_cyclonedx_sbom_naming_every_library_the_production_jar_ships()
       throws Exception {
+    assertThat(SBOM)
+        .as(
+            "the SBOM reaper-worker's package phase writes (cyclonedx-maven-plugin; under mvn -o"
+                + " the plugin skips it, as it declares it needs online mode)")
+        .exists();
     String sbom = Files.readString(SBOM);
     assertThat(JsonPath.<String>read(sbom, "$.bomFormat")).isEqualTo("CycloneDX");
     assertThat(JsonPath.<String>read(sbom, "$.metadata.component.name")).isEqualTo("reaper-worker");
