@@ -90,26 +90,26 @@ final class LeasedDelivery<R extends LeasedRow> {
     }
     long leaseDeadline = started + LeaseBudget.sendWindow(lease).toNanos();
     List<SendOutcome> outcomes = sender.send(claimed, earlier(leaseDeadline, passDeadlineNanos));
-    List<LeasedRows.Delivered> delivered = new ArrayList<>();
-    List<LeasedRows.Failure> failures = new ArrayList<>();
-    List<LeasedRows.Released> released = new ArrayList<>();
+    List<LeaseOutcome.Delivered> delivered = new ArrayList<>();
+    List<LeaseOutcome.Failure> failures = new ArrayList<>();
+    List<LeaseOutcome.Released> released = new ArrayList<>();
     for (int i = 0; i < claimed.size(); i++) {
       R row = claimed.get(i);
       SendOutcome o = outcomes.get(i);
       switch (o.kind()) {
-        case DELIVERED -> delivered.add(new LeasedRows.Delivered(row.id(), o.note(), o.at()));
+        case DELIVERED -> delivered.add(new LeaseOutcome.Delivered(row.id(), o.note(), o.at()));
         case FAILED ->
             failures.add(
-                new LeasedRows.Failure(
+                new LeaseOutcome.Failure(
                     row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1)), false));
         case GIVE_UP ->
             failures.add(
-                new LeasedRows.Failure(
+                new LeaseOutcome.Failure(
                     row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1)), true));
-        case UNAVAILABLE -> released.add(new LeasedRows.Released(row.id(), o.note()));
+        case UNAVAILABLE -> released.add(new LeaseOutcome.Released(row.id(), o.note()));
       }
     }
-    LeasedRows.Settled settled = rows.settle(now, delivered, failures, released, maxAttempts);
+    LeaseOutcome.Settled settled = rows.settle(now, delivered, failures, released, maxAttempts);
     for (int i = 0; i < claimed.size(); i++) {
       logOutcome(claimed.get(i), outcomes.get(i), settled);
     }
@@ -130,7 +130,7 @@ final class LeasedDelivery<R extends LeasedRow> {
     return a - b < 0 ? a : b;
   }
 
-  private void logOutcome(R row, SendOutcome outcome, LeasedRows.Settled settled) {
+  private void logOutcome(R row, SendOutcome outcome, LeaseOutcome.Settled settled) {
     UUID id = row.id();
     Map<UUID, SendOutcome.Kind> lost = settled.lost();
     if (lost.containsKey(id)) {

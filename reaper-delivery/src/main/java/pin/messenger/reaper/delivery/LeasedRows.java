@@ -18,6 +18,10 @@ import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import pin.messenger.reaper.delivery.LeaseOutcome.Delivered;
+import pin.messenger.reaper.delivery.LeaseOutcome.Failure;
+import pin.messenger.reaper.delivery.LeaseOutcome.Released;
+import pin.messenger.reaper.delivery.LeaseOutcome.Settled;
 
 /**
  * The leased rows of one delivery table, for one lease owner: the claim, and the three state
@@ -98,29 +102,6 @@ final class LeasedRows<R extends LeasedRow> {
       RETURNING t.id
       """;
 
-  /** A delivered row; {@code at} is when the other side acknowledged it (null: the step's time). */
-  record Delivered(UUID id, @Nullable String note, @Nullable Instant at) {}
-
-  /**
-   * A failed row and when it may be tried again; {@code giveUpNow}: give it up whatever its
-   * attempts.
-   */
-  record Failure(UUID id, @Nullable String error, Instant nextAttemptAt, boolean giveUpNow) {}
-
-  /** A row given back untouched. */
-  record Released(UUID id, @Nullable String error) {}
-
-  /**
-   * What the settle changed. {@code failed} includes {@code gaveUp}; {@code lost} are the rows
-   * whose lease another owner holds now (or already finished), which this owner changed nothing on.
-   */
-  record Settled(
-      Set<UUID> delivered,
-      Set<UUID> failed,
-      Set<UUID> gaveUp,
-      Set<UUID> released,
-      Map<UUID, SendOutcome.Kind> lost) {}
-
   private final DataSource dataSource;
   private final LeasedTable<R> table;
   private final String owner;
@@ -183,7 +164,7 @@ final class LeasedRows<R extends LeasedRow> {
         });
   }
 
-  /** Writes the outcomes of one step in one transaction; see {@link Settled}. */
+  /** Writes the outcomes of one step in one transaction; see {@link LeaseOutcome.Settled}. */
   Settled settle(
       Instant now,
       List<Delivered> delivered,
