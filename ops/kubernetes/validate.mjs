@@ -10,6 +10,9 @@
 // 2. base/kustomization.yaml lists exactly the files of base/; overlays point at what exists.
 // 3. base/prometheusrule.yaml carries exactly the groups of ops/prometheus/*.rules.yml.
 // 4. What a reviewer of this worker's deployment would check by hand.
+// 5. What a cluster's admission policies check (policies.mjs): Pod Security `restricted` for every pod, the
+//    NetworkPolicies against the ports the pods listen on and dial, resources; and migration/, the release's
+//    pre-rollout Job, with each overlay's migrate/ folder.
 //
 // One line per check, then "N passed, M failed"; exit 1 on any failure.
 import { spawnSync } from "node:child_process";
@@ -18,19 +21,24 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { parseAllDocuments } from "yaml";
-import { ConfigMap, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
+import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { Deployment } from "kubernetes-models/apps/v1";
+import { Job } from "kubernetes-models/batch/v1";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { sourceGroups, ruleFiles } from "./generate-prometheusrule.mjs";
+import { grantsConfigMap } from "./generate-migration-grants.mjs";
+import { bootstrapPorts, egressAllows, resolvePort, restrictedViolations, rulePorts, urlPort } from "./policies.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = join(here, "base");
 const OVERLAYS = join(here, "overlays");
 const EXAMPLES = join(here, "examples");
+const MIGRATION = join(here, "migration");
 
 const MODELS = new Map(
-  [ConfigMap, Secret, Service, ServiceAccount, Deployment, PodDisruptionBudget, PrometheusRule, ServiceMonitor].map((m) => [
+  [ConfigMap, Namespace, Secret, Service, ServiceAccount, Deployment, Job, NetworkPolicy, PodDisruptionBudget, PrometheusRule, ServiceMonitor].map((m) => [
     `${m.apiVersion}/${m.kind}`,
     m,
   ]),
@@ -121,12 +129,26 @@ const pdb = safe(() => one("PodDisruptionBudget"));
 const serviceMonitor = safe(() => one("ServiceMonitor"));
 const prometheusRule = safe(() => one("PrometheusRule"));
 const serviceAccount = safe(() => one("ServiceAccount"));
+const networkPolicy = safe(() => one("NetworkPolicy"));
 const podSpec = deployment?.spec?.template?.spec ?? {};
 const containers = [...(podSpec.containers ?? []), ...(podSpec.initContainers ?? [])];
 const podLabels = deployment?.spec?.template?.metadata?.labels ?? {};
 
-check("base has exactly one of each: Deployment, Service, PodDisruptionBudget, ServiceMonitor, PrometheusRule, ServiceAccount", () => {
-  for (const kind of ["Deployment", "Service", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule", "ServiceAccount"]) one(kind);
+// migration/: the release's pre-rollout Job and what it needs.
+const migrationFiles = existsSync(MIGRATION) ? yamlFiles(MIGRATION).filter((f) => f !== "kustomization.yaml") : [];
+const migrationObjects = migrationFiles.flatMap((file) => safe(() => loadYaml(join(MIGRATION, file)).map((obj) => ({ file, obj }))) ?? []);
+function oneMigration(kind) {
+  const found = migrationObjects.filter((o) => o.obj?.kind === kind).map((o) => o.obj);
+  if (found.length !== 1) throw new Error(`expected exactly one ${kind} in migration/, found ${found.length}`);
+  return found[0];
+}
+const job = safe(() => oneMigration("Job"));
+const jobPodSpec = job?.spec?.template?.spec ?? {};
+const jobLabels = job?.spec?.template?.metadata?.labels ?? {};
+const jobContainers = [...(jobPodSpec.containers ?? []), ...(jobPodSpec.initContainers ?? [])];
+
+check("base has exactly one of each: Deployment, Service, PodDisruptionBudget, ServiceMonitor, PrometheusRule, ServiceAccount, NetworkPolicy", () => {
+  for (const kind of ["Deployment", "Service", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule", "ServiceAccount", "NetworkPolicy"]) one(kind);
 });
 check("no Secret in base (credentials never in git)", () => {
   const secrets = objects.filter((o) => o.obj?.kind === "Secret").map((o) => o.file);
@@ -247,7 +269,11 @@ for (const dir of overlayDirs) {
 check("examples/*.yaml are valid and referenced by no kustomization", () => {
   const files = existsSync(EXAMPLES) ? yamlFiles(EXAMPLES) : [];
   expect(files.length > 0, "no example Secret");
-  const kustomizations = [join(BASE, "kustomization.yaml"), ...overlayDirs.map((d) => join(OVERLAYS, d, "kustomization.yaml"))];
+  const kustomizations = [
+    join(BASE, "kustomization.yaml"),
+    join(MIGRATION, "kustomization.yaml"),
+    ...overlayDirs.flatMap((d) => [join(OVERLAYS, d, "kustomization.yaml"), join(OVERLAYS, d, "migrate", "kustomization.yaml")]),
+  ].filter((k) => existsSync(k));
   for (const kpath of kustomizations) {
     // The parsed document, not the text: a comment may point readers at the examples.
     expect(!JSON.stringify(loadYaml(kpath)).includes("examples/"), `${rel(kpath)} refers to examples/`);
@@ -256,9 +282,12 @@ check("examples/*.yaml are valid and referenced by no kustomization", () => {
   for (const f of files) for (const obj of loadYaml(join(EXAMPLES, f))) (validateObject(obj, `examples/${f}`), n++);
   return `${n} object(s)`;
 });
-check("the example Secrets carry every Secret key the pod reads", () => {
+check("the example Secrets carry every Secret key the pods (worker and migration Job) read", () => {
   const secrets = files(EXAMPLES).flatMap((f) => loadYaml(join(EXAMPLES, f))).filter((o) => o.kind === "Secret");
-  for (const ref of keyRefs.filter((r) => r.kind === "Secret")) {
+  const jobSecretRefs = jobContainers.flatMap((c) =>
+    (c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => ({ env: e.name, ...e.valueFrom.secretKeyRef })),
+  );
+  for (const ref of [...keyRefs.filter((r) => r.kind === "Secret"), ...jobSecretRefs]) {
     const s = secrets.find((x) => x.metadata.name === ref.name);
     expect(s, `${ref.env}: no example of Secret ${ref.name}`);
     expect(ref.key in { ...s.data, ...s.stringData }, `${ref.env}: example Secret ${ref.name} has no key ${ref.key}`);
@@ -441,6 +470,217 @@ check("ServiceMonitor: the scraped job label is the job the alert rules select",
   const job = serviceMonitor.spec.jobLabel ? service.metadata.labels?.[serviceMonitor.spec.jobLabel] : service.metadata.name;
   expectEqual(job, "conference-room-reaper", `job (from ${serviceMonitor.spec.jobLabel ? `Service label ${serviceMonitor.spec.jobLabel}` : "the Service name"})`);
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// 5. what a cluster's admission policies check, and the migration Job
+const allPods = [
+  { what: "Deployment", spec: podSpec, annotations: deployment?.spec?.template?.metadata?.annotations },
+  { what: "migration Job", spec: jobPodSpec, annotations: job?.spec?.template?.metadata?.annotations },
+];
+for (const { what, spec, annotations } of allPods) {
+  check(`Pod Security restricted: the ${what}'s pod satisfies it`, () => {
+    expect((spec.containers ?? []).length > 0, "no containers");
+    expectEqual(restrictedViolations(spec, annotations), [], "violations");
+  });
+}
+check("Pod Security restricted: the checker refuses each violation in a copy of the worker's pod", () => {
+  const broken = {
+    "hostNetwork": (p) => (p.hostNetwork = true),
+    "privileged": (p) => (p.containers[0].securityContext.privileged = true),
+    "allowPrivilegeEscalation": (p) => (p.containers[0].securityContext.allowPrivilegeEscalation = true),
+    "capabilities not dropped": (p) => (p.containers[0].securityContext.capabilities = {}),
+    "capability added": (p) => (p.containers[0].securityContext.capabilities.add = ["SYS_ADMIN"]),
+    "root allowed": (p) => ((p.securityContext.runAsNonRoot = false), delete p.containers[0].securityContext.runAsNonRoot),
+    "uid 0": (p) => (p.containers[0].securityContext.runAsUser = 0),
+    "seccomp Unconfined": (p) => ((p.securityContext.seccompProfile.type = "Unconfined"), delete p.containers[0].securityContext.seccompProfile),
+    "hostPath volume": (p) => p.volumes.push({ name: "host", hostPath: { path: "/" } }),
+    "hostPort": (p) => (p.containers[0].ports[0].hostPort = 8080),
+  };
+  const missed = Object.entries(broken).filter(([, mutate]) => {
+    const copy = structuredClone(podSpec);
+    mutate(copy);
+    return restrictedViolations(copy).length === 0;
+  });
+  expectEqual(missed.map(([name]) => name), [], "violations the checker missed");
+  return `${Object.keys(broken).length} violations refused`;
+});
+for (const c of [...containers, ...jobContainers]) {
+  check(`container ${c.name}: requests ephemeral-storage (covering its /tmp emptyDir); any CPU or storage limit >= its request`, () => {
+    const r = c.resources ?? {};
+    expect(r.requests?.["ephemeral-storage"], "no requests.ephemeral-storage");
+    const spec = jobContainers.includes(c) ? jobPodSpec : podSpec;
+    for (const m of c.volumeMounts ?? []) {
+      const limit = (spec.volumes ?? []).find((v) => v.name === m.name)?.emptyDir?.sizeLimit;
+      if (limit) expect(bytes(limit) <= bytes(r.requests["ephemeral-storage"]), `emptyDir ${m.name} sizeLimit ${limit} above the request`);
+    }
+    if (r.limits?.cpu) expect(cores(r.limits.cpu) >= cores(r.requests?.cpu ?? "0"), `limits.cpu ${r.limits.cpu} < requests.cpu`);
+    if (r.limits?.["ephemeral-storage"]) {
+      expect(bytes(r.limits["ephemeral-storage"]) >= bytes(r.requests["ephemeral-storage"]), "ephemeral-storage limit < request");
+    }
+    return `ephemeral-storage ${r.requests["ephemeral-storage"]}${r.limits?.cpu ? `, cpu limit ${r.limits.cpu}` : ""}`;
+  });
+}
+
+// The worker's NetworkPolicy: ingress only to the port Prometheus scrapes, egress only on named ports.
+const httpPort = resolvePort("http", podSpec.containers?.[0] ?? {});
+check("NetworkPolicy: selects the worker's pods (not the migration's), both directions", () => {
+  expect(matches(networkPolicy.spec.podSelector, podLabels), "podSelector does not match the pod labels");
+  expect(!matches(networkPolicy.spec.podSelector, jobLabels), "podSelector also selects the migration pod");
+  expectEqual([...(networkPolicy.spec.policyTypes ?? [])].sort(), ["Egress", "Ingress"], "policyTypes");
+});
+check("NetworkPolicy: ingress only from a namespace, only to the container port the Service and ServiceMonitor use", () => {
+  checkIngress(networkPolicy);
+  const svcPort = (service.spec.ports ?? []).find((p) => p.name === serviceMonitor.spec.endpoints?.[0]?.port);
+  expectEqual(resolvePort(svcPort?.targetPort, podSpec.containers[0]), httpPort, "the Service's targetPort");
+  return `port ${httpPort}`;
+});
+check("NetworkPolicy: every egress rule names its ports; DNS (53 UDP and TCP) to kube-dns", () => {
+  checkEgressShape(networkPolicy);
+  return (networkPolicy.spec.egress ?? []).map((r) => rulePorts(r).join("+")).join(", ");
+});
+function checkIngress(policy) {
+  const rules = policy.spec.ingress ?? [];
+  expect(rules.length > 0, "no ingress rule: Prometheus could not scrape");
+  for (const r of rules) {
+    expect((r.from ?? []).length > 0 && r.from.every((f) => f.namespaceSelector || f.ipBlock), "an ingress rule without a namespaceSelector or ipBlock peer");
+    expect((r.ports ?? []).length > 0, "an ingress rule open on every port");
+    for (const p of r.ports) expectEqual(resolvePort(p.port, podSpec.containers[0]), httpPort, `ingress port ${p.port}`);
+  }
+}
+function checkEgressShape(policy) {
+  for (const r of policy.spec.egress ?? []) expect((r.ports ?? []).length > 0, `an egress rule open on every port: ${JSON.stringify(r)}`);
+  expect(egressAllows(policy, 53, "UDP") && egressAllows(policy, 53, "TCP"), "no DNS rule (53 UDP and TCP, with a to)");
+}
+/** The egress rules that are not DNS: for the migration, PostgreSQL's. */
+function nonDnsRules(policy) {
+  return (policy.spec.egress ?? []).filter((r) => !rulePorts(r).every((p) => p.startsWith("53/")));
+}
+
+// migration/
+check("migration/kustomization.yaml lists every file of migration/ and nothing else", () => {
+  const listed = loadYaml(join(MIGRATION, "kustomization.yaml"))[0]?.resources ?? [];
+  expectEqual([...listed].sort(), [...migrationFiles].sort(), "resources");
+});
+for (const { file, obj } of migrationObjects) {
+  check(`schema: migration/${file} ${obj?.kind}/${obj?.metadata?.name}`, () => validateObject(obj, `migration/${file}`));
+}
+check("migration/grants-configmap.yaml is ops/sql/least-privilege-grants.sql (run generate-migration-grants.mjs)", () => {
+  const cm = oneMigration("ConfigMap");
+  const diff = firstDifference(cm, grantsConfigMap(), "ConfigMap");
+  expect(diff === null, `differs at ${diff}`);
+});
+check("migration Job: `migrate` in the worker's image, once (restartPolicy Never), bounded, removed after a day", () => {
+  const c = jobPodSpec.containers?.[0] ?? {};
+  expectEqual(jobPodSpec.containers.length, 1, "containers");
+  expectEqual(c.args, ["migrate"], "args");
+  expectEqual(c.image, podSpec.containers[0].image, "image (the Deployment's)");
+  expectEqual(jobPodSpec.restartPolicy, "Never", "restartPolicy");
+  expect(Number.isInteger(job.spec.backoffLimit) && job.spec.backoffLimit <= 3, `backoffLimit ${job.spec.backoffLimit}`);
+  expect(job.spec.activeDeadlineSeconds > 0, "no activeDeadlineSeconds");
+  expect(job.spec.ttlSecondsAfterFinished > 0, "no ttlSecondsAfterFinished");
+  expectEqual([jobPodSpec.automountServiceAccountToken, jobPodSpec.enableServiceLinks], [false, false], "automountServiceAccountToken, enableServiceLinks");
+  expectEqual(jobPodSpec.serviceAccountName, oneMigration("ServiceAccount").metadata.name, "serviceAccountName");
+});
+check("migration Job: the worker's database as the owner role, from Secrets; the grants mounted as Flyway's callback location", () => {
+  const c = jobPodSpec.containers[0];
+  const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e]));
+  const workerEnv = Object.fromEntries((podSpec.containers[0].env ?? []).map((e) => [e.name, e]));
+  expectEqual(env.SPRING_DATASOURCE_URL?.valueFrom, workerEnv.SPRING_DATASOURCE_URL?.valueFrom, "SPRING_DATASOURCE_URL (the worker's)");
+  for (const name of ["SPRING_DATASOURCE_USERNAME", "SPRING_DATASOURCE_PASSWORD"]) {
+    const ref = env[name]?.valueFrom?.secretKeyRef;
+    expect(ref && ref.optional !== true, `${name} is not a required secretKeyRef`);
+    expect(ref.name !== workerEnv[name].valueFrom.secretKeyRef.name, `${name} comes from the worker's Secret, not the owner's`);
+  }
+  for (const e of c.env ?? []) expect(e.value === undefined || !/password|secret/i.test(e.value), `${e.name} has a credential-like literal`);
+  const location = /^filesystem:(\/.*)$/.exec(env.SPRING_FLYWAY_CALLBACK_LOCATIONS?.value ?? "");
+  expect(location, `SPRING_FLYWAY_CALLBACK_LOCATIONS is ${env.SPRING_FLYWAY_CALLBACK_LOCATIONS?.value}, expected filesystem:<dir>`);
+  const mount = (c.volumeMounts ?? []).find((m) => m.mountPath === location[1]);
+  expect(mount?.readOnly === true, `no read-only mount at ${location[1]}`);
+  const vol = (jobPodSpec.volumes ?? []).find((v) => v.name === mount.name);
+  expectEqual(vol?.configMap?.name, oneMigration("ConfigMap").metadata.name, `volume ${mount.name}'s ConfigMap`);
+  expect(c.securityContext?.readOnlyRootFilesystem === true, "readOnlyRootFilesystem");
+  const tmp = (c.volumeMounts ?? []).find((m) => m.mountPath === "/tmp");
+  expect((jobPodSpec.volumes ?? []).find((v) => v.name === tmp?.name)?.emptyDir, "no emptyDir at /tmp");
+});
+check("migration Job: not selected by the worker's Service, PodDisruptionBudget or NetworkPolicy; its own NetworkPolicy selects it", () => {
+  for (const [what, sel] of [["Service", { matchLabels: service.spec.selector }], ["PodDisruptionBudget", pdb.spec.selector], ["NetworkPolicy", networkPolicy.spec.podSelector]]) {
+    expect(!matches(sel, jobLabels), `the worker's ${what} selects the migration pod`);
+  }
+  const policy = oneMigration("NetworkPolicy");
+  expect(matches(policy.spec.podSelector, jobLabels), "the migration NetworkPolicy does not select the Job's pod");
+  expectEqual([...(policy.spec.policyTypes ?? [])].sort(), ["Egress", "Ingress"], "policyTypes");
+  expectEqual(policy.spec.ingress ?? [], [], "ingress (nothing talks to it)");
+  checkEgressShape(policy);
+  expectEqual(nonDnsRules(policy).flatMap(rulePorts), ["5432/TCP"], "egress other than DNS (PostgreSQL's only)");
+});
+
+// Each overlay: the restricted namespace, the migrate/ folder, and the built NetworkPolicies against the ConfigMap.
+for (const dir of overlayDirs) {
+  const k = safe(() => loadYaml(join(OVERLAYS, dir, "kustomization.yaml"))[0]);
+  const mdir = join(OVERLAYS, dir, "migrate");
+  if (!k) continue;
+  check(`overlays/${dir}: its namespace enforces Pod Security restricted`, () => {
+    const namespaces = (k.resources ?? [])
+      .map((r) => resolve(OVERLAYS, dir, r))
+      .filter((p) => existsSync(p) && statSync(p).isFile())
+      .flatMap((p) => loadYaml(p))
+      .filter((o) => o.kind === "Namespace");
+    expectEqual(namespaces.map((n) => n.metadata.name), [k.namespace], "Namespace objects");
+    const labels = namespaces[0].metadata.labels ?? {};
+    expectEqual(labels["pod-security.kubernetes.io/enforce"], "restricted", "enforce label");
+    expect(labels["pod-security.kubernetes.io/enforce-version"], "no enforce-version (pin it: a cluster upgrade would otherwise tighten it unannounced)");
+    return `${k.namespace}: enforce restricted ${labels["pod-security.kubernetes.io/enforce-version"]}`;
+  });
+  let mk;
+  check(`overlays/${dir}/migrate: builds on migration/ with the overlay's namespace and image`, () => {
+    mk = loadYaml(join(mdir, "kustomization.yaml"))[0];
+    expect((mk.resources ?? []).some((r) => resolve(mdir, r) === MIGRATION), "does not build on ../../../migration");
+    expectEqual(mk.namespace, k.namespace, "namespace");
+    expectEqual(mk.images, k.images, "images");
+  });
+  const name = `overlays/${dir}: the built pods satisfy restricted, the built NetworkPolicies name every peer and agree with the ConfigMap`;
+  if (!kubectl) {
+    console.log(`skip ${name} (no kubectl on the PATH)`);
+    continue;
+  }
+  check(name, () => {
+    const app = build(join(OVERLAYS, dir));
+    const migration = build(mdir);
+    for (const obj of migration) validateObject(obj, `built migrate ${obj.kind}/${obj.metadata?.name}`);
+    const deploy = app.find((o) => o.kind === "Deployment");
+    const builtJob = migration.find((o) => o.kind === "Job");
+    expectEqual(restrictedViolations(deploy.spec.template.spec), [], "Deployment violations");
+    expectEqual(restrictedViolations(builtJob.spec.template.spec), [], "Job violations");
+    expectEqual(builtJob.spec.template.spec.containers[0].image, deploy.spec.template.spec.containers[0].image, "the Job's image");
+    expectEqual(builtJob.metadata.namespace, deploy.metadata.namespace, "the Job's namespace");
+
+    const policy = app.find((o) => o.kind === "NetworkPolicy");
+    checkIngress(policy);
+    checkEgressShape(policy);
+    for (const r of policy.spec.egress) expect((r.to ?? []).length > 0, `egress on ${rulePorts(r)} to anywhere: name the peers in the overlay`);
+    const cm = app.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("conference-room-reaper-"));
+    const kafka = bootstrapPorts(cm.data["kafka-bootstrap-servers"]);
+    const recorder = cm.data["recorder-base-url"] ? [urlPort(cm.data["recorder-base-url"])] : [];
+    for (const port of [...kafka, ...recorder]) expect(egressAllows(policy, port), `no egress rule to port ${port} (the ConfigMap's broker/recorder address)`);
+    const named = new Set([...kafka, ...recorder].map((p) => `${p}/TCP`));
+    const postgres = nonDnsRules(policy).filter((r) => !rulePorts(r).every((p) => named.has(p)));
+    expectEqual(postgres.length, 1, "egress rules left for PostgreSQL (one, besides DNS, the brokers and the recorder)");
+    const mpolicy = migration.find((o) => o.kind === "NetworkPolicy");
+    checkEgressShape(mpolicy);
+    expectEqual(nonDnsRules(mpolicy), postgres, "the migration's PostgreSQL rule (the worker's)");
+    return `egress ${policy.spec.egress.map((r) => rulePorts(r).join("+")).join(", ")}; PostgreSQL ${rulePorts(postgres[0])}`;
+  });
+}
+function build(dir) {
+  const built = spawnSync(kubectl, ["kustomize", dir], { encoding: "utf8", timeout: 60_000 });
+  expect(built.status === 0, `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
+  return parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+}
+function cores(q) {
+  const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(String(q));
+  expect(m, `unparsable CPU quantity ${q}`);
+  return Number(m[1]) / (m[2] ? 1000 : 1);
+}
 
 function matches(selector, labels) {
   const ml = selector?.matchLabels ?? {};

@@ -55,7 +55,6 @@ final class LeasedDelivery<R extends LeasedRow> {
   private final DeliveryObserver observer;
 
   LeasedDelivery(
-      LeasedTable<R> table,
       LeasedRows<R> rows,
       Sender<R> sender,
       int batchSize,
@@ -63,7 +62,7 @@ final class LeasedDelivery<R extends LeasedRow> {
       int maxAttempts,
       Backoff backoff,
       DeliveryObserver observer) {
-    this.table = table;
+    this.table = rows.table();
     this.rows = rows;
     this.sender = sender;
     this.batchSize = batchSize;
@@ -91,26 +90,26 @@ final class LeasedDelivery<R extends LeasedRow> {
     }
     long leaseDeadline = started + LeaseBudget.sendWindow(lease).toNanos();
     List<SendOutcome> outcomes = sender.send(claimed, earlier(leaseDeadline, passDeadlineNanos));
-    List<LeasedRows.Delivered> delivered = new ArrayList<>();
-    List<LeasedRows.Failure> failures = new ArrayList<>();
-    List<LeasedRows.Released> released = new ArrayList<>();
+    List<LeaseOutcome.Delivered> delivered = new ArrayList<>();
+    List<LeaseOutcome.Failure> failures = new ArrayList<>();
+    List<LeaseOutcome.Released> released = new ArrayList<>();
     for (int i = 0; i < claimed.size(); i++) {
       R row = claimed.get(i);
       SendOutcome o = outcomes.get(i);
       switch (o.kind()) {
-        case DELIVERED -> delivered.add(new LeasedRows.Delivered(row.id(), o.note(), o.at()));
+        case DELIVERED -> delivered.add(new LeaseOutcome.Delivered(row.id(), o.note(), o.at()));
         case FAILED ->
             failures.add(
-                new LeasedRows.Failure(
+                new LeaseOutcome.Failure(
                     row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1)), false));
         case GIVE_UP ->
             failures.add(
-                new LeasedRows.Failure(
+                new LeaseOutcome.Failure(
                     row.id(), o.note(), now.plus(backoff.after(row.attempts() + 1)), true));
-        case UNAVAILABLE -> released.add(new LeasedRows.Released(row.id(), o.note()));
+        case UNAVAILABLE -> released.add(new LeaseOutcome.Released(row.id(), o.note()));
       }
     }
-    LeasedRows.Settled settled = rows.settle(now, delivered, failures, released, maxAttempts);
+    LeaseOutcome.Settled settled = rows.settle(now, delivered, failures, released, maxAttempts);
     for (int i = 0; i < claimed.size(); i++) {
       logOutcome(claimed.get(i), outcomes.get(i), settled);
     }
@@ -131,7 +130,7 @@ final class LeasedDelivery<R extends LeasedRow> {
     return a - b < 0 ? a : b;
   }
 
-  private void logOutcome(R row, SendOutcome outcome, LeasedRows.Settled settled) {
+  private void logOutcome(R row, SendOutcome outcome, LeaseOutcome.Settled settled) {
     UUID id = row.id();
     Map<UUID, SendOutcome.Kind> lost = settled.lost();
     if (lost.containsKey(id)) {
@@ -139,29 +138,29 @@ final class LeasedDelivery<R extends LeasedRow> {
           .addKeyValue("leaseOwner", rows.owner())
           .addKeyValue("outcome", lost.get(id))
           .addKeyValue("note", outcome.note())
-          .log(table.leaseLostEvent());
+          .log(table.log().leaseLost());
     } else if (settled.gaveUp().contains(id)) {
       line(log.atError(), row)
           .addKeyValue("attempts", row.attempts() + 1)
           .addKeyValue("reason", outcome.note())
-          .log(table.gaveUpEvent());
+          .log(table.log().gaveUp());
     } else if (settled.failed().contains(id)) {
       line(log.atWarn(), row)
           .addKeyValue("attempts", row.attempts() + 1)
           .addKeyValue("reason", outcome.note())
-          .log(table.failedEvent());
+          .log(table.log().failed());
     } else if (settled.delivered().contains(id)) {
-      LoggingEventBuilder b = line(log.atLevel(table.deliveredLevel()), row);
+      LoggingEventBuilder b = line(log.atLevel(table.log().deliveredLevel()), row);
       if (outcome.note() != null) {
         b = b.addKeyValue("note", outcome.note());
       }
-      b.log(table.deliveredEvent());
+      b.log(table.log().delivered());
     }
     // Released rows: the sender logs the outage as a state change, not a line per row.
   }
 
   private LoggingEventBuilder line(LoggingEventBuilder b, R row) {
-    table.logFields().accept(row, b);
+    table.log().ids().accept(row, b);
     return b;
   }
 }

@@ -18,6 +18,10 @@ import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import pin.messenger.reaper.delivery.LeaseOutcome.Delivered;
+import pin.messenger.reaper.delivery.LeaseOutcome.Failure;
+import pin.messenger.reaper.delivery.LeaseOutcome.Released;
+import pin.messenger.reaper.delivery.LeaseOutcome.Settled;
 
 /**
  * The leased rows of one delivery table, for one lease owner: the claim, and the three state
@@ -30,10 +34,11 @@ import org.jspecify.annotations.Nullable;
 final class LeasedRows<R extends LeasedRow> {
 
   /**
-   * Due rows, oldest first, not leased to a live owner, passing over rows another claim holds; each
-   * is stamped with this owner's lease in the same statement, which commits at once. The rows come
-   * back in claim order (the order column must be among the returned ones), which is the send
-   * order.
+   * Due rows (pending, as {@link pin.messenger.reaper.schema.DeliveryTables} defines it, and past
+   * their backoff), oldest first, not leased to a live owner, passing over rows another claim
+   * holds; each is stamped with this owner's lease in the same statement, which commits at once.
+   * The rows come back in claim order (the order column must be among the returned ones), which is
+   * the send order.
    *
    * <p>Leases are read and stamped on the database's clock ({@code clock_timestamp()}), whatever
    * the instances' own clocks say: two relays minutes apart would otherwise each take the other's
@@ -43,11 +48,11 @@ final class LeasedRows<R extends LeasedRow> {
       """
       WITH due AS (
         SELECT o.id FROM %1$s o
-         WHERE o.%2$s IS NULL AND o.%3$s IS NULL
+         WHERE %2$s
            AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
            AND (o.locked_until IS NULL OR o.locked_until < clock_timestamp())
-           %4$s
-         ORDER BY %5$s
+           %3$s
+         ORDER BY %4$s
          LIMIT ?
            FOR UPDATE SKIP LOCKED
       ), claimed AS (
@@ -55,9 +60,9 @@ final class LeasedRows<R extends LeasedRow> {
            SET locked_until = clock_timestamp() + make_interval(secs => ?), locked_by = ?
           FROM due
          WHERE o.id = due.id
-        RETURNING %6$s
+        RETURNING %5$s
       )
-      SELECT * FROM claimed o ORDER BY %5$s
+      SELECT * FROM claimed o ORDER BY %4$s
       """;
 
   static final String MARK_DELIVERED =
@@ -97,29 +102,6 @@ final class LeasedRows<R extends LeasedRow> {
       RETURNING t.id
       """;
 
-  /** A delivered row; {@code at} is when the other side acknowledged it (null: the step's time). */
-  record Delivered(UUID id, @Nullable String note, @Nullable Instant at) {}
-
-  /**
-   * A failed row and when it may be tried again; {@code giveUpNow}: give it up whatever its
-   * attempts.
-   */
-  record Failure(UUID id, @Nullable String error, Instant nextAttemptAt, boolean giveUpNow) {}
-
-  /** A row given back untouched. */
-  record Released(UUID id, @Nullable String error) {}
-
-  /**
-   * What the settle changed. {@code failed} includes {@code gaveUp}; {@code lost} are the rows
-   * whose lease another owner holds now (or already finished), which this owner changed nothing on.
-   */
-  record Settled(
-      Set<UUID> delivered,
-      Set<UUID> failed,
-      Set<UUID> gaveUp,
-      Set<UUID> released,
-      Map<UUID, SendOutcome.Kind> lost) {}
-
   private final DataSource dataSource;
   private final LeasedTable<R> table;
   private final String owner;
@@ -136,15 +118,20 @@ final class LeasedRows<R extends LeasedRow> {
     this.statementTimeout = statementTimeout;
     this.claim =
         CLAIM.formatted(
-            table.table(),
-            table.doneColumn(),
-            table.gaveUpColumn(),
-            table.claimable(),
-            table.claimOrder(),
-            table.claimedColumns());
-    this.markDelivered = MARK_DELIVERED.formatted(table.table(), table.doneColumn());
-    this.recordFailure = RECORD_FAILURE.formatted(table.table(), table.gaveUpColumn());
-    this.release = RELEASE.formatted(table.table());
+            table.table().name(),
+            table.table().pending("o"),
+            table.claim().condition(),
+            table.claim().order(),
+            table.claim().columns());
+    this.markDelivered = MARK_DELIVERED.formatted(table.table().name(), table.table().doneColumn());
+    this.recordFailure =
+        RECORD_FAILURE.formatted(table.table().name(), table.table().gaveUpColumn());
+    this.release = RELEASE.formatted(table.table().name());
+  }
+
+  /** The table these rows are of. */
+  LeasedTable<R> table() {
+    return table;
   }
 
   /** The lease owner written into {@code locked_by}. */
@@ -169,7 +156,7 @@ final class LeasedRows<R extends LeasedRow> {
             List<R> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                rows.add(table.read().read(rs));
+                rows.add(table.claim().reader().read(rs));
               }
             }
             return rows;
@@ -177,7 +164,7 @@ final class LeasedRows<R extends LeasedRow> {
         });
   }
 
-  /** Writes the outcomes of one step in one transaction; see {@link Settled}. */
+  /** Writes the outcomes of one step in one transaction; see {@link LeaseOutcome.Settled}. */
   Settled settle(
       Instant now,
       List<Delivered> delivered,
@@ -207,7 +194,7 @@ final class LeasedRows<R extends LeasedRow> {
     List<UUID> ids = rows.stream().map(Delivered::id).toList();
     try (PreparedStatement ps = c.prepareStatement(markDelivered)) {
       ps.setObject(1, ts(now));
-      ps.setInt(2, table.deliveryCountsAsAttempt() ? 1 : 0);
+      ps.setInt(2, table.attempts().onDelivery());
       ps.setArray(3, c.createArrayOf("uuid", ids.toArray()));
       ps.setArray(4, c.createArrayOf("text", rows.stream().map(Delivered::note).toArray()));
       ps.setArray(
@@ -282,7 +269,7 @@ final class LeasedRows<R extends LeasedRow> {
       UUID id = rs.getObject(1, UUID.class);
       if (!expected.contains(id) || !changed.add(id)) {
         throw new IllegalStateException(
-            table.table()
+            table.table().name()
                 + ": a lease-guarded update ("
                 + attempted
                 + ") changed row "

@@ -1,12 +1,9 @@
 package pin.messenger.reaper.delivery;
 
 import io.opentelemetry.api.OpenTelemetry;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -16,10 +13,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
  * Publishes {@code messenger.integration_outbox} to Kafka after commit, at least once, never
@@ -33,74 +28,13 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
   /**
-   * Head of each key: a later row of a key is never claimable while an earlier one is pending, so
-   * no relay can overtake another on a key.
-   */
-  static final String HEAD_OF_KEY =
-      """
-      AND NOT EXISTS (SELECT 1 FROM messenger.integration_outbox e
-                       WHERE e.message_key = o.message_key AND e.seq < o.seq
-                         AND e.published_at IS NULL AND e.quarantined_at IS NULL)
-      """;
-
-  static final String CLAIMED_COLUMNS =
-      """
-      o.id, o.seq, o.topic, o.message_key, o.event_type, o.payload::text AS payload, o.occurred_at,
-      o.correlation_id, o.attempts, o.payload->>'conferenceId' AS subject, o.trace_parent
-      """;
-
-  /** The outbox as a leased table. */
-  static final LeasedTable<OutboxRow> TABLE =
-      new LeasedTable<>(
-          "relay",
-          "messenger.integration_outbox",
-          "published_at",
-          "quarantined_at",
-          HEAD_OF_KEY,
-          "o.seq",
-          CLAIMED_COLUMNS,
-          false,
-          OutboxRelay::read,
-          (row, line) -> {
-            var unused =
-                line.addKeyValue("outboxId", row.id()).addKeyValue("messageKey", row.key());
-          },
-          Level.DEBUG,
-          "outbox row published",
-          "outbox row refused by the broker",
-          "outbox row quarantined",
-          "outbox row lease lost");
-
-  static final String DELETE_PUBLISHED =
-      """
-      DELETE FROM messenger.integration_outbox
-       WHERE id IN (SELECT id FROM messenger.integration_outbox
-                     WHERE published_at IS NOT NULL AND published_at < ?
-                     ORDER BY published_at LIMIT ?)
-      """;
-
-  static final String STATS =
-      """
-      SELECT count(*) FILTER (WHERE quarantined_at IS NULL) AS pending,
-             min(occurred_at) FILTER (WHERE quarantined_at IS NULL) AS oldest,
-             count(*) FILTER (WHERE quarantined_at IS NOT NULL) AS quarantined
-        FROM messenger.integration_outbox WHERE published_at IS NULL
-      """;
-
-  /**
    * What one step did; {@code refused} includes {@code quarantined}. {@code leaseLost}: rows this
    * relay sent but whose lease another relay had taken over, so their outcome was not written.
    */
   public record StepResult(
       int claimed, int published, int refused, int quarantined, int unavailable, int leaseLost) {}
 
-  /**
-   * Pending work as this relay's tables hold it, for tests. The gauges and {@code status} read
-   * {@code Diagnostics.DELIVERY} (reaper-postgres) instead.
-   */
-  public record Stats(long pending, @Nullable Instant oldestPending, long quarantined) {}
-
-  private final DataSource dataSource;
+  private final DeliveryStore store;
   private final RelayOptions options;
   private final DeliveryObserver observer;
   private final KafkaSend kafka;
@@ -138,7 +72,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
       DeliveryObserver observer,
       Clock clock,
       OpenTelemetry openTelemetry) {
-    this.dataSource = dataSource;
+    this.store = new DeliveryStore(dataSource, options.statementTimeout());
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
     this.kafka =
@@ -151,9 +85,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
             new DeliveryTracing(openTelemetry));
     this.delivery =
         new LeasedDelivery<>(
-            TABLE,
-            new LeasedRows<>(
-                dataSource, TABLE, "relay-" + UUID.randomUUID(), options.statementTimeout()),
+            store.outbox("relay-" + UUID.randomUUID()),
             kafka,
             options.batchSize(),
             options.lease(),
@@ -235,17 +167,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
   public int sweep(Instant now, int maxBatches) throws SQLException {
     int total = 0;
     for (int i = 0; i < maxBatches; i++) {
-      int n =
-          BoundedTransaction.run(
-              dataSource,
-              options.statementTimeout(),
-              c -> {
-                try (PreparedStatement ps = c.prepareStatement(DELETE_PUBLISHED)) {
-                  ps.setObject(1, LeasedRows.ts(now.minus(options.retention())));
-                  ps.setInt(2, options.retentionBatch());
-                  return ps.executeUpdate();
-                }
-              });
+      int n = store.deletePublishedOutbox(now.minus(options.retention()), options.retentionBatch());
       total += n;
       if (n < options.retentionBatch()) {
         break;
@@ -259,35 +181,11 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
     return total;
   }
 
-  public Stats stats() throws SQLException {
-    return BoundedTransaction.run(
-        dataSource,
-        options.statementTimeout(),
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(STATS);
-              ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-            return new Stats(
-                rs.getLong("pending"),
-                oldest == null ? null : oldest.toInstant(),
-                rs.getLong("quarantined"));
-          }
-        });
-  }
-
-  private static OutboxRow read(ResultSet rs) throws SQLException {
-    return new OutboxRow(
-        rs.getObject("id", UUID.class),
-        rs.getLong("seq"),
-        rs.getString("topic"),
-        rs.getString("message_key"),
-        rs.getString("event_type"),
-        rs.getString("payload"),
-        rs.getObject("occurred_at", OffsetDateTime.class).toInstant(),
-        rs.getString("correlation_id"),
-        rs.getInt("attempts"),
-        rs.getString("subject"),
-        rs.getString("trace_parent"));
+  /**
+   * Pending work as the outbox holds it, for tests. The gauges and {@code status} read {@code
+   * Diagnostics.DELIVERY} (reaper-postgres) instead; both count by {@code DeliveryTables}' pending.
+   */
+  public DeliveryStore.OutboxStats stats() throws SQLException {
+    return store.outboxStats();
   }
 }

@@ -1,13 +1,11 @@
 package pin.messenger.reaper.delivery;
 
 import io.opentelemetry.api.OpenTelemetry;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.slf4j.event.Level;
 
 /**
  * Delivers {@code messenger.recorder_stop_requests} to the media stack after commit ({@link
@@ -19,38 +17,12 @@ import org.slf4j.event.Level;
  */
 public final class RecorderStopDispatcher implements DeliveryLoop.Step {
 
-  /** The stop requests as a leased table. */
-  static final LeasedTable<StopRequest> TABLE =
-      new LeasedTable<>(
-          "recorder",
-          "messenger.recorder_stop_requests",
-          "delivered_at",
-          "gave_up_at",
-          "",
-          "o.created_at",
-          "o.id, o.recording_id, o.conference_id, o.reason, o.attempts, o.created_at, o.external_id,"
-              + " o.trace_parent",
-          true,
-          RecorderStopDispatcher::read,
-          (r, line) -> {
-            var unused =
-                line.addKeyValue("requestId", r.id())
-                    .addKeyValue("recordingId", r.recordingId())
-                    .addKeyValue("conferenceId", r.conferenceId());
-          },
-          Level.INFO,
-          "recorder stop delivered",
-          "recorder stop failed; will retry",
-          "recorder stop given up",
-          "recorder stop lease lost");
-
   /**
    * What one step did; {@code failed} includes {@code gaveUp}. {@code leaseLost}: requests called
    * whose lease another dispatcher had taken over, so their outcome was not written.
    */
   public record StepResult(int claimed, int delivered, int failed, int gaveUp, int leaseLost) {}
 
-  private final DataSource dataSource;
   private final RecorderOptions options;
   private final DeliveryObserver observer;
   private final RecorderCall call;
@@ -75,7 +47,6 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
       throw new IllegalArgumentException(
           "reaper.recorder.base-url is not set (reaper.recorder.kind=http)");
     }
-    this.dataSource = dataSource;
     this.options = options;
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
     Clock clock = Clock.systemUTC();
@@ -86,9 +57,8 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     // options and table; only the sender and the lease owner's prefix differ.
     this.delivery =
         new LeasedDelivery<>(
-            TABLE,
-            new LeasedRows<>(
-                dataSource, TABLE, "recorder-" + UUID.randomUUID(), options.statementTimeout()),
+            new DeliveryStore(dataSource, options.statementTimeout())
+                .stopRequests("recorder-" + UUID.randomUUID()),
             call,
             options.batchSize(),
             options.lease(),
@@ -128,16 +98,5 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     LeasedDelivery.Result r = delivery.step(now, deadlineNanos);
     observer.recorderDispatched(r.delivered(), r.failed(), r.gaveUp());
     return new StepResult(r.claimed(), r.delivered(), r.failed(), r.gaveUp(), r.leaseLost());
-  }
-
-  private static StopRequest read(ResultSet rs) throws SQLException {
-    return new StopRequest(
-        rs.getObject("id", UUID.class),
-        rs.getObject("recording_id", UUID.class),
-        rs.getObject("conference_id", UUID.class),
-        rs.getString("reason"),
-        rs.getInt("attempts"),
-        rs.getString("external_id"),
-        rs.getString("trace_parent"));
   }
 }

@@ -39,8 +39,7 @@ class LeaseClockSkewTest extends DatabaseTest {
   }
 
   LeasedRows<StopRequest> owner(String name) {
-    return new LeasedRows<>(
-        db.dataSource(), RecorderStopDispatcher.TABLE, name, Duration.ofSeconds(5));
+    return new DeliveryStore(db.dataSource(), Duration.ofSeconds(5)).stopRequests(name);
   }
 
   @Test

@@ -482,7 +482,7 @@ class OutboxRelayKafkaTest {
       throws Exception {
     UUID id = outboxRow("deal-lease", "{\"n\":1}");
     LeasedRows<OutboxRow> relayB =
-        new LeasedRows<>(db.dataSource(), OutboxRelay.TABLE, "relay-B", Duration.ofSeconds(5));
+        new DeliveryStore(db.dataSource(), Duration.ofSeconds(5)).outbox("relay-B");
     List<OutboxRow> takenOver = new ArrayList<>();
     LostLeases observer = new LostLeases();
     try (OutboxRelay relayA =

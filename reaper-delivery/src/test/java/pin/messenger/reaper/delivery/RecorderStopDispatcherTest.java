@@ -272,8 +272,7 @@ class RecorderStopDispatcherTest extends DatabaseTest {
     RecorderStopDispatcher dispatcherA =
         new RecorderStopDispatcher(db.dataSource(), shortLease(), observer);
     LeasedRows<StopRequest> dispatcherB =
-        new LeasedRows<>(
-            db.dataSource(), RecorderStopDispatcher.TABLE, "recorder-B", Duration.ofSeconds(5));
+        new DeliveryStore(db.dataSource(), Duration.ofSeconds(5)).stopRequests("recorder-B");
     media.hang();
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {

@@ -28,6 +28,7 @@ import pin.messenger.reaper.core.DueTimes;
 import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.Wakeup;
+import pin.messenger.reaper.schema.DeliveryTables;
 
 /**
  * Read-only answers for operators ({@code bin/reaper status} and {@code explain}): who holds the
@@ -74,23 +75,25 @@ public final class Diagnostics {
        WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL
       """;
 
-  /** Pending deliveries and poison rows, straight from the tables (also read by the gauges). */
+  /**
+   * Pending deliveries and poison rows, straight from the tables (also read by the gauges).
+   * "Pending" is {@link DeliveryTables}' definition, the one the relay and the dispatcher claim by.
+   */
   public static final String DELIVERY =
       """
-      SELECT (SELECT count(*) FROM messenger.integration_outbox
-               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_pending,
-             (SELECT min(occurred_at) FROM messenger.integration_outbox
-               WHERE published_at IS NULL AND quarantined_at IS NULL) AS outbox_oldest,
+      SELECT (SELECT count(*) FROM messenger.integration_outbox WHERE %1$s) AS outbox_pending,
+             (SELECT min(occurred_at) FROM messenger.integration_outbox WHERE %1$s) AS outbox_oldest,
              (SELECT count(*) FROM messenger.integration_outbox WHERE quarantined_at IS NOT NULL) AS outbox_quarantined,
-             (SELECT count(*) FROM messenger.recorder_stop_requests
-               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_pending,
-             (SELECT min(created_at) FROM messenger.recorder_stop_requests
-               WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS recorder_oldest,
+             (SELECT count(*) FROM messenger.recorder_stop_requests WHERE %2$s) AS recorder_pending,
+             (SELECT min(created_at) FROM messenger.recorder_stop_requests WHERE %2$s) AS recorder_oldest,
              (SELECT count(*) FROM messenger.recorder_stop_requests WHERE gave_up_at IS NOT NULL) AS recorder_gave_up,
              (SELECT count(*) FROM messenger.realtime_outbox WHERE dispatched_at IS NULL) AS realtime_pending,
              (SELECT count(*) FROM messenger.conference_sessions
                WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL) AS poison
-      """;
+      """
+          .formatted(
+              DeliveryTables.INTEGRATION_OUTBOX.pending(),
+              DeliveryTables.RECORDER_STOP_REQUESTS.pending());
 
   static final String SESSION = "SELECT * FROM messenger.conference_sessions WHERE id = ?";
 
