@@ -29,6 +29,7 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { sourceGroups, ruleFiles } from "./generate-prometheusrule.mjs";
 import { grantsConfigMap } from "./generate-migration-grants.mjs";
+import { kustomizeBuild } from "./kustomize-lite.mjs";
 import { bootstrapPorts, egressAllows, resolvePort, restrictedViolations, rulePorts, urlPort } from "./policies.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -243,26 +244,35 @@ for (const dir of overlayDirs) {
   });
 }
 
-// The real build, where a kustomize is at hand (kubectl >= 1.14 embeds one; `kubectl kustomize` needs no cluster).
-// Optional so that the checks above stay runnable with nothing but Node; reported as "skip" without it.
+// The built kustomizations. Two builders: `kubectl kustomize` where a kubectl is on the PATH (kubectl >= 1.21; it
+// needs no cluster), and kustomize-lite.mjs, the subset of kustomize these kustomizations use, everywhere. With
+// kubectl, every build must give the same objects from both, so the lite builder is proven against the real one
+// wherever one exists, and a machine without kubectl (CI) still runs every check below on the lite build.
 const kubectl = onPath("kubectl");
+const builder = kubectl ? "kubectl kustomize" : "kustomize-lite";
+const builds = new Map(); // folder -> { objects } or { error }, see build()
+console.log(
+  kubectl
+    ? `builder: kubectl kustomize (${kubectl}); kustomize-lite.mjs must build the same objects`
+    : "builder: kustomize-lite.mjs (no kubectl on the PATH)",
+);
+for (const dir of [BASE, MIGRATION, ...overlayDirs.flatMap((d) => [join(OVERLAYS, d), join(OVERLAYS, d, "migrate")])]) {
+  if (!existsSync(join(dir, "kustomization.yaml"))) continue;
+  const name = kubectl
+    ? `${rel(dir)}: kubectl kustomize and kustomize-lite build the same objects`
+    : `${rel(dir)}: kustomize-lite builds it`;
+  check(name, () => `${build(dir).length} objects${kubectl ? "" : "; no kubectl on the PATH to compare with"}`);
+}
 for (const dir of overlayDirs) {
-  const name = `overlays/${dir}: kubectl kustomize builds it and every built object is valid`;
-  if (!kubectl) {
-    console.log(`skip ${name} (no kubectl on the PATH)`);
-    continue;
-  }
-  check(name, () => {
-    const built = spawnSync(kubectl, ["kustomize", join(OVERLAYS, dir)], { encoding: "utf8", timeout: 60_000 });
-    expect(built.status === 0, `kubectl kustomize exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
-    const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+  check(`overlays/${dir}: ${builder} builds it and every built object is valid`, () => {
+    const docs = build(join(OVERLAYS, dir));
     docs.forEach((obj) => validateObject(obj, `built ${obj.kind}/${obj.metadata?.name}`));
     const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("conference-room-reaper-"));
     const deploy = docs.find((o) => o.kind === "Deployment");
     const refs = JSON.stringify(deploy.spec.template.spec).match(/"name":"conference-room-reaper(-[a-z0-9]+)?"/g) ?? [];
     expect(cm, "no generated ConfigMap conference-room-reaper-<hash>");
     expect(!refs.includes('"name":"conference-room-reaper"'), "a configMapKeyRef still names the unhashed ConfigMap");
-    return `${docs.length} objects, ${built.stdout.length} bytes`;
+    return `${docs.length} objects`;
   });
 }
 
@@ -312,16 +322,16 @@ check("rule group names are unique (Prometheus refuses duplicates in one object)
   const names = (prometheusRule?.spec?.groups ?? []).map((g) => g.name);
   expectEqual(names.filter((n, i) => names.indexOf(n) !== i), [], "duplicate names");
 });
-function firstDifference(a, b, path) {
+function firstDifference(a, b, path, theirs = "the rule file's") {
   if (isDeepStrictEqual(a, b)) return null;
   if (a && b && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of keys) {
-      const d = firstDifference(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`);
+      const d = firstDifference(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`, theirs);
       if (d) return d;
     }
   }
-  return `${path}: ${JSON.stringify(a)?.slice(0, 120)} vs the rule file's ${JSON.stringify(b)?.slice(0, 120)}`;
+  return `${path}: ${JSON.stringify(a)?.slice(0, 120)} vs ${theirs} ${JSON.stringify(b)?.slice(0, 120)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -638,12 +648,7 @@ for (const dir of overlayDirs) {
     expectEqual(mk.namespace, k.namespace, "namespace");
     expectEqual(mk.images, k.images, "images");
   });
-  const name = `overlays/${dir}: the built pods satisfy restricted, the built NetworkPolicies name every peer and agree with the ConfigMap`;
-  if (!kubectl) {
-    console.log(`skip ${name} (no kubectl on the PATH)`);
-    continue;
-  }
-  check(name, () => {
+  check(`overlays/${dir}: the built pods satisfy restricted, the built NetworkPolicies name every peer and agree with the ConfigMap`, () => {
     const app = build(join(OVERLAYS, dir));
     const migration = build(mdir);
     for (const obj of migration) validateObject(obj, `built migrate ${obj.kind}/${obj.metadata?.name}`);
@@ -671,10 +676,47 @@ for (const dir of overlayDirs) {
     return `egress ${policy.spec.egress.map((r) => rulePorts(r).join("+")).join(", ")}; PostgreSQL ${rulePorts(postgres[0])}`;
   });
 }
+// The objects `dir` builds to, built once: kubectl's where there is a kubectl, after checking kustomize-lite's are
+// the same (compared as parsed objects, in any order; kustomize-lite computes kustomize's hash suffixes, so the
+// generated names are compared as they are); kustomize-lite's otherwise.
 function build(dir) {
+  if (!builds.has(dir)) {
+    try {
+      builds.set(dir, { objects: buildOnce(dir) });
+    } catch (e) {
+      builds.set(dir, { error: e });
+    }
+  }
+  const { objects, error } = builds.get(dir);
+  if (error) throw error;
+  return objects;
+}
+function buildOnce(dir) {
+  let lite;
+  try {
+    lite = kustomizeBuild(dir);
+  } catch (e) {
+    throw new Error(`kustomize-lite ${rel(dir)}: ${e.message}`);
+  }
+  if (!kubectl) return lite;
   const built = spawnSync(kubectl, ["kustomize", dir], { encoding: "utf8", timeout: 60_000 });
-  expect(built.status === 0, `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
-  return parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+  expect(
+    built.status === 0,
+    `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()} (kubectl < 1.21 embeds a kustomize too old for these files: use a newer kubectl, or none and kustomize-lite builds them)`,
+  );
+  const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+  const key = (o) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
+  const mine = new Map(lite.map((o) => [key(o), o]));
+  const theirs = new Map(docs.map((o) => [key(o), o]));
+  const missing = [...theirs.keys()].filter((k) => !mine.has(k));
+  const extra = [...mine.keys()].filter((k) => !theirs.has(k));
+  expect(missing.length === 0 && extra.length === 0, `kustomize-lite builds ${rel(dir)} with other objects than kubectl kustomize: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`);
+  expect(mine.size === lite.length && theirs.size === docs.length, `${rel(dir)}: an object twice in a build`);
+  for (const [k, o] of theirs) {
+    const diff = firstDifference(mine.get(k), o, k, "kubectl kustomize's");
+    expect(diff === null, `kustomize-lite builds ${rel(dir)} differently from kubectl kustomize at ${diff}`);
+  }
+  return docs;
 }
 function cores(q) {
   const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(String(q));
