@@ -418,7 +418,9 @@ function withoutNulls(value) {
 function setNamespace(objects, namespace, where) {
   if (typeof namespace !== "string" || namespace === "") throw new Error(`${where}: namespace is not a name`);
   for (const obj of objects) {
-    if (NAMESPACE_SPECIAL.has(obj.kind)) throw new Error(`${where}: namespace on ${id(obj)}: the namespace transformer for ${obj.kind} is not implemented by kustomize-lite`);
+    if (NAMESPACE_SPECIAL.has(obj.kind)) {
+      throw new Error(`${where}: namespace on ${id(obj)}: the namespace transformer for ${obj.kind} is not implemented by kustomize-lite`);
+    }
     if (obj.kind === "Namespace") obj.metadata.name = namespace;
     else if (!CLUSTER_SCOPED.has(obj.kind)) obj.metadata.namespace = namespace;
   }
@@ -482,11 +484,18 @@ const group = (apiVersion) => (String(apiVersion).includes("/") ? String(apiVers
 const version = (apiVersion) => String(apiVersion).split("/").at(-1);
 const id = (o) => `${o.apiVersion}/${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata?.name}`;
 const sameId = (a, b) =>
-  group(a.apiVersion) === group(b.apiVersion) && a.kind === b.kind && a.metadata.name === b.metadata.name && (a.metadata.namespace ?? "") === (b.metadata.namespace ?? "");
+  group(a.apiVersion) === group(b.apiVersion) &&
+  a.kind === b.kind &&
+  a.metadata.name === b.metadata.name &&
+  (a.metadata.namespace ?? "") === (b.metadata.namespace ?? "");
 const clone = (v) => structuredClone(v);
 const strip = (o) => JSON.parse(JSON.stringify(o));
 const here = dirname(fileURLToPath(import.meta.url));
-const shown = (p) => relative(here, p) || ".";
+// A path as messages show it: relative to ops/kubernetes, or absolute outside it.
+const shown = (p) => {
+  const r = relative(here, p);
+  return r === "" ? "." : r.startsWith("..") ? p : r;
+};
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (process.argv.length !== 3) {

@@ -7,7 +7,9 @@
 //    Prometheus Operator CRDs). An unknown kind fails. Like `kubectl apply` without --validate=strict, the schemas
 //    do not reject unknown fields: the security settings below are therefore asserted by value, so a misspelt
 //    field fails there.
-// 2. base/kustomization.yaml lists exactly the files of base/; overlays point at what exists.
+// 2. base/kustomization.yaml lists exactly the files of base/; overlays point at what exists. Every kustomization
+//    is built: with `kubectl kustomize` where kubectl is on the PATH, whose objects kustomize-lite.mjs must then
+//    build identically, and with kustomize-lite.mjs alone otherwise; nothing is skipped without kubectl.
 // 3. base/prometheusrule.yaml carries exactly the groups of ops/prometheus/*.rules.yml.
 // 4. What a reviewer of this worker's deployment would check by hand.
 // 5. What a cluster's admission policies check (policies.mjs): Pod Security `restricted` for every pod, the
@@ -16,7 +18,8 @@
 //
 // One line per check, then "N passed, M failed"; exit 1 on any failure.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -274,6 +277,61 @@ for (const dir of overlayDirs) {
     expect(!refs.includes('"name":"conference-room-reaper"'), "a configMapKeyRef still names the unhashed ConfigMap");
     return `${docs.length} objects`;
   });
+}
+
+// kustomize-lite on its own, so that a machine without kubectl still tests it: the hash suffix against values
+// kubectl kustomize v5.5.0 gave for the same generators, and a refusal, naming the field, of what it does not
+// implement (building it differently from kustomize instead would pass unnoticed where there is no kubectl).
+check("kustomize-lite: configMapGenerator literals and hash suffixes as kubectl kustomize v5.5.0 makes them", () => {
+  const cases = [
+    [["a=b"], "4h2mbtbbt6", { a: "b" }],
+    [["a=<b>&\u2028", "c=x\by\fz\u0001", 'q="quoted"', "s='single'"], "4b5429c5f9", { a: "<b>&\u2028", c: "x\by\fz\u0001", q: "quoted", s: "single" }],
+  ];
+  for (const [literals, suffix, data] of cases) {
+    const [cm] = withKustomization({ "kustomization.yaml": { configMapGenerator: [{ name: "cm", literals }] } }, kustomizeBuild);
+    expectEqual(cm.metadata.name, `cm-${suffix}`, `the name generated from ${JSON.stringify(literals)}`);
+    expectEqual(cm.data, data, "data");
+  }
+  return `${cases.length} generators`;
+});
+check("kustomize-lite refuses, naming it, what it does not implement", () => {
+  const pod = { containers: [{ name: "c", image: "i" }] };
+  const deployment = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { template: { spec: pod } } };
+  const refused = {
+    commonLabels: { resources: ["d.yaml"], commonLabels: { a: "b" } },
+    namePrefix: { resources: ["d.yaml"], namePrefix: "x-" },
+    envs: { configMapGenerator: [{ name: "cm", envs: ["x.env"] }] },
+    behavior: { configMapGenerator: [{ name: "cm", behavior: "merge", literals: ["a=b"] }] },
+    labelSelector: { resources: ["d.yaml"], patches: [{ target: { labelSelector: "a=b" }, patch: "[]" }] },
+    "selects no object": { resources: ["d.yaml"], patches: [{ target: { kind: "Job" }, patch: "[]" }] },
+    "merges by key": {
+      resources: ["d.yaml"],
+      patches: [{ patch: "kind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: j}]}}}" }],
+    },
+    "is not a JSON 6902 operation": { resources: ["d.yaml"], patches: [{ target: { kind: "Deployment" }, patch: "[{op: merge, path: /spec}]" }] },
+    tagSuffix: { resources: ["d.yaml"], images: [{ name: "i", tagSuffix: "-x" }] },
+  };
+  for (const [expected, kustomization] of Object.entries(refused)) {
+    let error;
+    try {
+      withKustomization({ "kustomization.yaml": kustomization, "d.yaml": deployment }, kustomizeBuild);
+    } catch (e) {
+      error = e;
+    }
+    const outcome = error ? `refused with "${error.message}", not naming ${expected}` : "built";
+    expect(error?.message.includes(expected), `${JSON.stringify(kustomization)}: ${outcome}`);
+  }
+  return `${Object.keys(refused).length} refusals`;
+});
+// fn(dir) on a temporary folder holding `files` (name -> object, written as JSON, which is YAML), removed after.
+function withKustomization(files, fn) {
+  const dir = mkdtempSync(join(tmpdir(), "kustomize-lite-"));
+  try {
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), JSON.stringify(content));
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 check("examples/*.yaml are valid and referenced by no kustomization", () => {
@@ -702,7 +760,8 @@ function buildOnce(dir) {
   const built = spawnSync(kubectl, ["kustomize", dir], { encoding: "utf8", timeout: 60_000 });
   expect(
     built.status === 0,
-    `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()} (kubectl < 1.21 embeds a kustomize too old for these files: use a newer kubectl, or none and kustomize-lite builds them)`,
+    `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()} ` +
+      "(kubectl < 1.21 embeds a kustomize too old for these files: use a newer kubectl, or none and kustomize-lite builds them)",
   );
   const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
   const key = (o) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
@@ -710,7 +769,10 @@ function buildOnce(dir) {
   const theirs = new Map(docs.map((o) => [key(o), o]));
   const missing = [...theirs.keys()].filter((k) => !mine.has(k));
   const extra = [...mine.keys()].filter((k) => !theirs.has(k));
-  expect(missing.length === 0 && extra.length === 0, `kustomize-lite builds ${rel(dir)} with other objects than kubectl kustomize: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`);
+  expect(
+    missing.length === 0 && extra.length === 0,
+    `kustomize-lite builds ${rel(dir)} with other objects than kubectl kustomize: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`,
+  );
   expect(mine.size === lite.length && theirs.size === docs.length, `${rel(dir)}: an object twice in a build`);
   for (const [k, o] of theirs) {
     const diff = firstDifference(mine.get(k), o, k, "kubectl kustomize's");
