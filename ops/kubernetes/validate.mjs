@@ -7,7 +7,9 @@
 //    Prometheus Operator CRDs). An unknown kind fails. Like `kubectl apply` without --validate=strict, the schemas
 //    do not reject unknown fields: the security settings below are therefore asserted by value, so a misspelt
 //    field fails there.
-// 2. base/kustomization.yaml lists exactly the files of base/; overlays point at what exists.
+// 2. base/kustomization.yaml lists exactly the files of base/; overlays point at what exists. Every kustomization
+//    is built: with `kubectl kustomize` where kubectl is on the PATH, whose objects kustomize-lite.mjs must then
+//    build identically, and with kustomize-lite.mjs alone otherwise; nothing is skipped without kubectl.
 // 3. base/prometheusrule.yaml carries exactly the groups of ops/prometheus/*.rules.yml.
 // 4. What a reviewer of this worker's deployment would check by hand.
 // 5. What a cluster's admission policies check (policies.mjs): Pod Security `restricted` for every pod, the
@@ -16,7 +18,8 @@
 //
 // One line per check, then "N passed, M failed"; exit 1 on any failure.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -29,6 +32,7 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { sourceGroups, ruleFiles } from "./generate-prometheusrule.mjs";
 import { grantsConfigMap } from "./generate-migration-grants.mjs";
+import { kustomizeBuild } from "./kustomize-lite.mjs";
 import { bootstrapPorts, egressAllows, resolvePort, restrictedViolations, rulePorts, urlPort } from "./policies.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -243,27 +247,91 @@ for (const dir of overlayDirs) {
   });
 }
 
-// The real build, where a kustomize is at hand (kubectl >= 1.14 embeds one; `kubectl kustomize` needs no cluster).
-// Optional so that the checks above stay runnable with nothing but Node; reported as "skip" without it.
+// The built kustomizations. Two builders: `kubectl kustomize` where a kubectl is on the PATH (kubectl >= 1.21; it
+// needs no cluster), and kustomize-lite.mjs, the subset of kustomize these kustomizations use, everywhere. With
+// kubectl, every build must give the same objects from both, so the lite builder is proven against the real one
+// wherever one exists, and a machine without kubectl (CI) still runs every check below on the lite build.
 const kubectl = onPath("kubectl");
+const builder = kubectl ? "kubectl kustomize" : "kustomize-lite";
+const builds = new Map(); // folder -> { objects } or { error }, see build()
+console.log(
+  kubectl
+    ? `builder: kubectl kustomize (${kubectl}); kustomize-lite.mjs must build the same objects`
+    : "builder: kustomize-lite.mjs (no kubectl on the PATH)",
+);
+for (const dir of [BASE, MIGRATION, ...overlayDirs.flatMap((d) => [join(OVERLAYS, d), join(OVERLAYS, d, "migrate")])]) {
+  if (!existsSync(join(dir, "kustomization.yaml"))) continue;
+  const name = kubectl
+    ? `${rel(dir)}: kubectl kustomize and kustomize-lite build the same objects`
+    : `${rel(dir)}: kustomize-lite builds it`;
+  check(name, () => `${build(dir).length} objects${kubectl ? "" : "; no kubectl on the PATH to compare with"}`);
+}
 for (const dir of overlayDirs) {
-  const name = `overlays/${dir}: kubectl kustomize builds it and every built object is valid`;
-  if (!kubectl) {
-    console.log(`skip ${name} (no kubectl on the PATH)`);
-    continue;
-  }
-  check(name, () => {
-    const built = spawnSync(kubectl, ["kustomize", join(OVERLAYS, dir)], { encoding: "utf8", timeout: 60_000 });
-    expect(built.status === 0, `kubectl kustomize exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
-    const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+  check(`overlays/${dir}: ${builder} builds it and every built object is valid`, () => {
+    const docs = build(join(OVERLAYS, dir));
     docs.forEach((obj) => validateObject(obj, `built ${obj.kind}/${obj.metadata?.name}`));
     const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("conference-room-reaper-"));
     const deploy = docs.find((o) => o.kind === "Deployment");
     const refs = JSON.stringify(deploy.spec.template.spec).match(/"name":"conference-room-reaper(-[a-z0-9]+)?"/g) ?? [];
     expect(cm, "no generated ConfigMap conference-room-reaper-<hash>");
     expect(!refs.includes('"name":"conference-room-reaper"'), "a configMapKeyRef still names the unhashed ConfigMap");
-    return `${docs.length} objects, ${built.stdout.length} bytes`;
+    return `${docs.length} objects`;
   });
+}
+
+// kustomize-lite on its own, so that a machine without kubectl still tests it: the hash suffix against values
+// kubectl kustomize v5.5.0 gave for the same generators, and a refusal, naming the field, of what it does not
+// implement (building it differently from kustomize instead would pass unnoticed where there is no kubectl).
+check("kustomize-lite: configMapGenerator literals and hash suffixes as kubectl kustomize v5.5.0 makes them", () => {
+  const cases = [
+    [["a=b"], "4h2mbtbbt6", { a: "b" }],
+    [["a=<b>&\u2028", "c=x\by\fz\u0001", 'q="quoted"', "s='single'"], "4b5429c5f9", { a: "<b>&\u2028", c: "x\by\fz\u0001", q: "quoted", s: "single" }],
+  ];
+  for (const [literals, suffix, data] of cases) {
+    const [cm] = withKustomization({ "kustomization.yaml": { configMapGenerator: [{ name: "cm", literals }] } }, kustomizeBuild);
+    expectEqual(cm.metadata.name, `cm-${suffix}`, `the name generated from ${JSON.stringify(literals)}`);
+    expectEqual(cm.data, data, "data");
+  }
+  return `${cases.length} generators`;
+});
+check("kustomize-lite refuses, naming it, what it does not implement", () => {
+  const pod = { containers: [{ name: "c", image: "i" }] };
+  const deployment = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { template: { spec: pod } } };
+  const refused = {
+    commonLabels: { resources: ["d.yaml"], commonLabels: { a: "b" } },
+    namePrefix: { resources: ["d.yaml"], namePrefix: "x-" },
+    envs: { configMapGenerator: [{ name: "cm", envs: ["x.env"] }] },
+    behavior: { configMapGenerator: [{ name: "cm", behavior: "merge", literals: ["a=b"] }] },
+    labelSelector: { resources: ["d.yaml"], patches: [{ target: { labelSelector: "a=b" }, patch: "[]" }] },
+    "selects no object": { resources: ["d.yaml"], patches: [{ target: { kind: "Job" }, patch: "[]" }] },
+    "merges by key": {
+      resources: ["d.yaml"],
+      patches: [{ patch: "kind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: j}]}}}" }],
+    },
+    "is not a JSON 6902 operation": { resources: ["d.yaml"], patches: [{ target: { kind: "Deployment" }, patch: "[{op: merge, path: /spec}]" }] },
+    tagSuffix: { resources: ["d.yaml"], images: [{ name: "i", tagSuffix: "-x" }] },
+  };
+  for (const [expected, kustomization] of Object.entries(refused)) {
+    let error;
+    try {
+      withKustomization({ "kustomization.yaml": kustomization, "d.yaml": deployment }, kustomizeBuild);
+    } catch (e) {
+      error = e;
+    }
+    const outcome = error ? `refused with "${error.message}", not naming ${expected}` : "built";
+    expect(error?.message.includes(expected), `${JSON.stringify(kustomization)}: ${outcome}`);
+  }
+  return `${Object.keys(refused).length} refusals`;
+});
+// fn(dir) on a temporary folder holding `files` (name -> object, written as JSON, which is YAML), removed after.
+function withKustomization(files, fn) {
+  const dir = mkdtempSync(join(tmpdir(), "kustomize-lite-"));
+  try {
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), JSON.stringify(content));
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 check("examples/*.yaml are valid and referenced by no kustomization", () => {
@@ -312,16 +380,16 @@ check("rule group names are unique (Prometheus refuses duplicates in one object)
   const names = (prometheusRule?.spec?.groups ?? []).map((g) => g.name);
   expectEqual(names.filter((n, i) => names.indexOf(n) !== i), [], "duplicate names");
 });
-function firstDifference(a, b, path) {
+function firstDifference(a, b, path, theirs = "the rule file's") {
   if (isDeepStrictEqual(a, b)) return null;
   if (a && b && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of keys) {
-      const d = firstDifference(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`);
+      const d = firstDifference(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`, theirs);
       if (d) return d;
     }
   }
-  return `${path}: ${JSON.stringify(a)?.slice(0, 120)} vs the rule file's ${JSON.stringify(b)?.slice(0, 120)}`;
+  return `${path}: ${JSON.stringify(a)?.slice(0, 120)} vs ${theirs} ${JSON.stringify(b)?.slice(0, 120)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -638,12 +706,7 @@ for (const dir of overlayDirs) {
     expectEqual(mk.namespace, k.namespace, "namespace");
     expectEqual(mk.images, k.images, "images");
   });
-  const name = `overlays/${dir}: the built pods satisfy restricted, the built NetworkPolicies name every peer and agree with the ConfigMap`;
-  if (!kubectl) {
-    console.log(`skip ${name} (no kubectl on the PATH)`);
-    continue;
-  }
-  check(name, () => {
+  check(`overlays/${dir}: the built pods satisfy restricted, the built NetworkPolicies name every peer and agree with the ConfigMap`, () => {
     const app = build(join(OVERLAYS, dir));
     const migration = build(mdir);
     for (const obj of migration) validateObject(obj, `built migrate ${obj.kind}/${obj.metadata?.name}`);
@@ -671,10 +734,51 @@ for (const dir of overlayDirs) {
     return `egress ${policy.spec.egress.map((r) => rulePorts(r).join("+")).join(", ")}; PostgreSQL ${rulePorts(postgres[0])}`;
   });
 }
+// The objects `dir` builds to, built once: kubectl's where there is a kubectl, after checking kustomize-lite's are
+// the same (compared as parsed objects, in any order; kustomize-lite computes kustomize's hash suffixes, so the
+// generated names are compared as they are); kustomize-lite's otherwise.
 function build(dir) {
+  if (!builds.has(dir)) {
+    try {
+      builds.set(dir, { objects: buildOnce(dir) });
+    } catch (e) {
+      builds.set(dir, { error: e });
+    }
+  }
+  const { objects, error } = builds.get(dir);
+  if (error) throw error;
+  return objects;
+}
+function buildOnce(dir) {
+  let lite;
+  try {
+    lite = kustomizeBuild(dir);
+  } catch (e) {
+    throw new Error(`kustomize-lite ${rel(dir)}: ${e.message}`);
+  }
+  if (!kubectl) return lite;
   const built = spawnSync(kubectl, ["kustomize", dir], { encoding: "utf8", timeout: 60_000 });
-  expect(built.status === 0, `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
-  return parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+  expect(
+    built.status === 0,
+    `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()} ` +
+      "(kubectl < 1.21 embeds a kustomize too old for these files: use a newer kubectl, or none and kustomize-lite builds them)",
+  );
+  const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+  const key = (o) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
+  const mine = new Map(lite.map((o) => [key(o), o]));
+  const theirs = new Map(docs.map((o) => [key(o), o]));
+  const missing = [...theirs.keys()].filter((k) => !mine.has(k));
+  const extra = [...mine.keys()].filter((k) => !theirs.has(k));
+  expect(
+    missing.length === 0 && extra.length === 0,
+    `kustomize-lite builds ${rel(dir)} with other objects than kubectl kustomize: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`,
+  );
+  expect(mine.size === lite.length && theirs.size === docs.length, `${rel(dir)}: an object twice in a build`);
+  for (const [k, o] of theirs) {
+    const diff = firstDifference(mine.get(k), o, k, "kubectl kustomize's");
+    expect(diff === null, `kustomize-lite builds ${rel(dir)} differently from kubectl kustomize at ${diff}`);
+  }
+  return docs;
 }
 function cores(q) {
   const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(String(q));
