@@ -141,7 +141,13 @@ class HungHolderIT {
           assertThat(closedWithoutLock)
               .as("rows the resumed worker claimed and closed without the run lock")
               .isZero();
-          Thread.sleep(3_000); // both run on: the resumed one skips while the other drains
+          // Both run on: the resumed one cycles again (skipping while the other drains), the other
+          // completes a cycle.
+          Await.until(
+              "both run on after " + frozen.name + " resumes",
+              Duration.ofSeconds(30),
+              () -> frozen.completedSince(resumedAt) > 0 && other.completedSince(resumedAt) > 0,
+              () -> "; " + frozen.name + ":\n" + frozen.tail(20));
         }
         lastResume = Instant.now();
         assertThat(feeder.errors.get()).isZero();
