@@ -77,7 +77,7 @@ class DeliveryBlackBoxIT {
         network.restore();
         JarRunner.Run after = JarRunner.run(env, "run-once");
         assertThat(after.exit()).as(after.stdout()).isZero();
-        assertThat(after.json("published")).isEqualTo(2);
+        assertThat(after.json("published")).as(after.stdout()).isEqualTo(2);
 
         Set<String> outboxIds =
             rooms.query("SELECT id FROM messenger.integration_outbox").stream()

@@ -107,9 +107,10 @@ class HungHolderIT {
             Thread.sleep(50);
           }
           assertThat(frozen.alive()).isTrue();
-          Thread.sleep(200); // what the frozen worker printed before SIGSTOP has been read
-          frozen.mark();
+          // What the frozen worker printed before SIGSTOP has been read.
+          frozen.awaitOutputRead(Duration.ofSeconds(30));
           Instant resumedAt = Instant.now();
+          frozen.mark(resumedAt);
           frozen.signal("CONT");
           // What the frozen worker's in-flight cycle does when it resumes: its first cycle event
           // after SIGCONT.
