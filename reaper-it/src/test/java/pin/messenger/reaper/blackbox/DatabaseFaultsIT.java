@@ -35,14 +35,17 @@ class DatabaseFaultsIT {
   static final Duration INTERVAL = ReliabilityHarness.INTERVAL;
 
   /**
-   * Recovery bound: 2 polling intervals + 1 s. The tick after a fault may still be handed a pooled
+   * Recovery bound: 2 polling intervals + 3 s. The tick after a fault may still be handed a pooled
    * connection the fault killed (Hikari re-validates a connection only when it has been idle for
-   * more than 500 ms), and fails; the tick after it gets a new connection: 2 intervals. The 1 s
-   * covers the recovering cycle's own run time and tick jitter of two worker JVMs, the test JVM and
-   * the server sharing a 2-core machine. For the restart the clock starts when the server accepts
-   * connections again (pg_ctl -w returned): no worker can do anything before that.
+   * more than 500 ms), and fails; the tick after it gets a new connection: 2 intervals. The 3 s
+   * cover the recovering cycle's own run time and tick jitter of two worker JVMs, the test JVM and
+   * the server sharing a 2-core machine with other builds (the test suite runs two test JVMs side
+   * by side): at a load average of ~28 one recovery took 3.6 s, quiet ones take ~1 s. A worker that
+   * waits out the pool's 5 s connection-timeout, or needs a restart, still fails it. For the
+   * restart the clock starts when the server accepts connections again (pg_ctl -w returned): no
+   * worker can do anything before that.
    */
-  static final Duration RECOVERY_BOUND = INTERVAL.multipliedBy(2).plusSeconds(1);
+  static final Duration RECOVERY_BOUND = INTERVAL.multipliedBy(2).plusSeconds(3);
 
   /**
    * Extra worker options, none by default: the workers run with the shipped pool settings (Hikari,

@@ -107,9 +107,10 @@ class HungHolderIT {
             Thread.sleep(50);
           }
           assertThat(frozen.alive()).isTrue();
-          Thread.sleep(200); // what the frozen worker printed before SIGSTOP has been read
-          frozen.mark();
+          // What the frozen worker printed before SIGSTOP has been read.
+          frozen.awaitOutputRead(Duration.ofSeconds(30));
           Instant resumedAt = Instant.now();
+          frozen.mark(resumedAt);
           frozen.signal("CONT");
           // What the frozen worker's in-flight cycle does when it resumes: its first cycle event
           // after SIGCONT.
@@ -141,7 +142,13 @@ class HungHolderIT {
           assertThat(closedWithoutLock)
               .as("rows the resumed worker claimed and closed without the run lock")
               .isZero();
-          Thread.sleep(3_000); // both run on: the resumed one skips while the other drains
+          // Both run on: the resumed one cycles again (skipping while the other drains), the other
+          // completes a cycle.
+          Await.until(
+              "both run on after " + frozen.name + " resumes",
+              Duration.ofSeconds(30),
+              () -> frozen.completedSince(resumedAt) > 0 && other.completedSince(resumedAt) > 0,
+              () -> "; " + frozen.name + ":\n" + frozen.tail(20));
         }
         lastResume = Instant.now();
         assertThat(feeder.errors.get()).isZero();

@@ -3,9 +3,12 @@ package pin.messenger.reaper.blackbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +44,9 @@ final class JarRunner {
 
   /**
    * {@code bin/reaper prepare} once per test JVM, before any worker starts: unpacking and training
-   * the archive are then never raced by workers started together.
+   * the archive are then never raced by workers started together. Test JVMs run side by side (the
+   * build's forks), so it runs under a file lock: the first JVM unpacks and trains, the next finds
+   * the caches current and {@code prepare} returns at once.
    */
   private static synchronized void prepare() throws Exception {
     if (prepared) {
@@ -49,6 +54,16 @@ final class JarRunner {
     }
     assertThat(WORKER_JAR).exists();
     assertThat(DEV_JAR).exists();
+    Path lock = WORKER_JAR.resolveSibling(".reaper-prepare.lock");
+    try (FileChannel channel =
+            FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = channel.lock()) {
+      prepareOnce();
+    }
+    prepared = true;
+  }
+
+  private static void prepareOnce() throws Exception {
     Path log = Files.createTempFile("reaper-prepare", ".log");
     Process p =
         new ProcessBuilder(LAUNCHER.toString(), "prepare")
@@ -58,7 +73,6 @@ final class JarRunner {
     // Unpacking and training both caches: ~1 minute on 2 quiet cores, several under heavy load.
     assertThat(finished(p, 600)).as("bin/reaper prepare finished").isTrue();
     assertThat(p.exitValue()).as("bin/reaper prepare: " + Files.readString(log)).isZero();
-    prepared = true;
   }
 
   private static ProcessBuilder launcher(

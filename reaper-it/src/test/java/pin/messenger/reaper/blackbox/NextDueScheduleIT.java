@@ -2,6 +2,7 @@ package pin.messenger.reaper.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.jayway.jsonpath.JsonPath;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,6 +31,7 @@ class NextDueScheduleIT {
   static final Duration GRACE = Duration.ofSeconds(31);
   static final Duration PROVISION = Duration.ofSeconds(40);
   static final Duration LATENESS_CEILING = Duration.ofSeconds(10);
+  static final Duration SIGTERM_WAIT = Duration.ofSeconds(15);
   static final String SCHEDULE = System.getProperty("nextdue.schedule", "next-due");
 
   static List<String> args() {
@@ -151,18 +153,20 @@ class NextDueScheduleIT {
         }
 
         // SIGTERM while waiting for the next start (nothing due but the paused room: the tick, up
-        // to 30 s away): the worker exits at once, not when the wait ends.
-        int aCycles = a.cycles().size();
+        // to 30 s away): the worker exits at once, not when the wait ends. Sent once a's last
+        // scheduled start is at least 15 s away, so an exit within the bound is not the wait
+        // ending.
         Await.until(
-            "a completes a cycle", Duration.ofSeconds(60), () -> a.cycles().size() > aCycles);
-        Thread.sleep(1_000);
+            "worker a waits at least 15 s for its next start",
+            Duration.ofSeconds(60),
+            () -> nextStart(a).isAfter(Instant.now().plus(SIGTERM_WAIT)));
         long stop = System.nanoTime();
         a.signal("TERM");
         Await.until("worker a exits after SIGTERM", Duration.ofSeconds(60), () -> !a.alive());
         Duration exit = Duration.ofNanos(System.nanoTime() - stop);
         System.out.println(
             "next-due IT: exit after SIGTERM while sleeping took " + exit.toMillis() + " ms");
-        assertThat(exit).isLessThan(Duration.ofSeconds(10));
+        assertThat(exit).isLessThan(SIGTERM_WAIT.minusSeconds(5));
       } finally {
         a.close();
         b.close();
@@ -182,6 +186,25 @@ class NextDueScheduleIT {
       return i;
     }
     return ts instanceof OffsetDateTime o ? o.toInstant() : ((java.sql.Timestamp) ts).toInstant();
+  }
+
+  /**
+   * When the worker's last "next cycle scheduled" line says its next cycle starts; the epoch when
+   * it has logged none. A cycle runs from that instant on, so an instant in the past means it may
+   * be in a cycle now.
+   */
+  static Instant nextStart(ReaperWorker w) {
+    String logs;
+    try {
+      logs = logs(w);
+    } catch (Exception e) {
+      throw new IllegalStateException("reading worker " + w.name + "'s log", e);
+    }
+    return logs.lines()
+        .filter(l -> l.contains("\"message\":\"next cycle scheduled\""))
+        .reduce((x, y) -> y)
+        .map(l -> Instant.parse(JsonPath.<String>read(l, "$.at")))
+        .orElse(Instant.EPOCH);
   }
 
   static String logs(ReaperWorker w) throws Exception {

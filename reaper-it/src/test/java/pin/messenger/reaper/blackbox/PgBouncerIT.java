@@ -201,7 +201,14 @@ class PgBouncerIT {
       assertThat(takeoverMs)
           .as("takeover through PgBouncer")
           .isBetween(0L, TAKEOVER_BOUND.toMillis());
-      Thread.sleep(3_000);
+      // Every worker runs on after the resume (the resumed one too) before the feeder's count is
+      // read.
+      Instant resumed = lastResume;
+      Await.until(
+          "every worker completes a cycle after " + frozenName + " resumes",
+          Duration.ofSeconds(30),
+          () -> workers.stream().allMatch(w -> w.completedSince(resumed) > 0),
+          () -> "; " + h.cyclesPerWorker());
       assertThat(feeder.errors.get()).isZero();
     }
     Instant settledAt = h.settle(Duration.ofSeconds(60));

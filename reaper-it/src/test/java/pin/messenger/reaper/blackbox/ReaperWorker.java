@@ -4,6 +4,7 @@ import com.jayway.jsonpath.JsonPath;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,7 +99,11 @@ final class ReaperWorker implements AutoCloseable {
   private volatile long reapingSinceNanos;
   private volatile boolean markActive;
   private volatile boolean claimAfterMark;
+  private volatile Instant markAt = Instant.MAX;
   private final AtomicLong reapedAfterMarkClaim = new AtomicLong();
+
+  /** Bytes of the current generation's output the pump has read. */
+  private final AtomicLong consumed = new AtomicLong();
 
   private ReaperWorker(
       String name, Path log, Map<String, String> env, List<String> jvmOptions, List<String> args) {
@@ -136,6 +141,7 @@ final class ReaperWorker implements AutoCloseable {
     int gen = ++generation;
     lastReapNanos = 0;
     reapingSinceNanos = 0;
+    consumed.set(0);
     CountDownLatch started = new CountDownLatch(1);
     loopStarted = started;
     Path output = output(gen);
@@ -174,6 +180,7 @@ final class ReaperWorker implements AutoCloseable {
             }
           }
           partial.write(buf, from, n - from);
+          consumed.addAndGet(n); // after its complete lines are parsed
         } else if (exited) {
           break;
         } else {
@@ -203,11 +210,11 @@ final class ReaperWorker implements AutoCloseable {
       }
     } else if (line.contains(BATCH)) {
       Matcher m = COUNT.matcher(line);
-      if (markActive && m.find() && Integer.parseInt(m.group(1)) > 0) {
+      if (markActive && m.find() && Integer.parseInt(m.group(1)) > 0 && afterMark(line)) {
         claimAfterMark = true;
       }
     } else if (line.contains(CYCLE)) {
-      if (markActive && !line.contains("\"message\":\"cycle started\"")) {
+      if (markActive && !line.contains("\"message\":\"cycle started\"") && afterMark(line)) {
         markActive = false; // the cycle that was in flight at the mark has ended
       }
       CycleEvent e = parse(gen, line);
@@ -327,14 +334,41 @@ final class ReaperWorker implements AutoCloseable {
   }
 
   /**
-   * Marks the output read so far (call it while the process is frozen and its earlier output has
-   * been read). Until the cycle in flight ends, {@link #closedAfterMark} counts the rows it reports
-   * closed in batches it claimed after the mark.
+   * Marks the instant {@code at} (call it while the process is frozen, before it resumes). Until
+   * the cycle in flight ends, {@link #closedAfterMark} counts the rows it reports closed in batches
+   * it claimed after the mark. Which side of the mark a line is on is decided by its own timestamp,
+   * not by when this test read it: a line the worker made before the freeze but wrote (its log is
+   * queued) or we read (a loaded machine) after it is not "after the mark".
    */
-  void mark() {
+  void mark(Instant at) {
     claimAfterMark = false;
     reapedAfterMarkClaim.set(0);
+    markAt = at;
     markActive = true;
+  }
+
+  private boolean afterMark(String line) {
+    Instant at = Instant.parse(JsonPath.read(line, "$['@timestamp']"));
+    return !at.isBefore(markAt);
+  }
+
+  /**
+   * Waits until everything the current process has written so far is read and parsed: call it while
+   * the process is frozen (SIGSTOP), before {@link #mark}, so that no line printed before the
+   * freeze counts as after it, however slowly the pump runs on a loaded machine.
+   */
+  void awaitOutputRead(Duration timeout) throws Exception {
+    Path output = output(generation);
+    Await.until(
+        name + "'s output read to its end",
+        timeout,
+        () -> {
+          try {
+            return consumed.get() >= Files.size(output);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   /** Rows the in-flight cycle closed in batches it claimed after {@link #mark}. */
