@@ -286,6 +286,14 @@ class TracingBlackBoxIT {
       List<String> recordHeaders,
       Map<String, List<String>> recorderHeaders) {}
 
+  /** A counter of run-once's JSON document. */
+  private static int count(String document, String field) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"" + field + "\":(\\d+)").matcher(document);
+    assertThat(m.find()).as(field + " in " + document).isTrue();
+    return Integer.parseInt(m.group(1));
+  }
+
   private static Delivered runOnceWithDeliveries(Map<String, String> tracing, List<String> jvm)
       throws Exception {
     try (FakeMediaStack media = new FakeMediaStack()) {
@@ -296,14 +304,27 @@ class TracingBlackBoxIT {
       env.put("REAPER_RECORDER_BASE_URL", media.baseUrl().toString());
       env.putAll(tracing);
 
-      JarRunner.Split run = JarRunner.runSplit(env, jvm, "run-once");
-
-      String document = run.stdout().strip().lines().reduce((a, b) -> b).orElse("");
-      assertThat(run.exit()).as(run.stdout() + run.stderr()).isZero();
-      assertThat(document)
-          .as(run.stdout())
-          .contains("\"published\":1")
-          .contains("\"recorderStopsDelivered\":1");
+      // The relay waits at most 2 s (max.block.ms) for the broker's metadata: on a loaded machine
+      // a cold process can find it unreachable, as documented; such a pass publishes nothing and
+      // says so, and the next run-once delivers (the row keeps its trace context). Any other
+      // shortfall fails.
+      int published = 0;
+      int stopsDelivered = 0;
+      for (int attempt = 1; published < 1; attempt++) {
+        JarRunner.Split run = JarRunner.runSplit(env, jvm, "run-once");
+        String document = run.stdout().strip().lines().reduce((a, b) -> b).orElse("");
+        assertThat(run.exit()).as(run.stdout() + run.stderr()).isZero();
+        published += count(document, "published");
+        stopsDelivered += count(document, "recorderStopsDelivered");
+        if (published < 1) {
+          assertThat(run.stdout())
+              .as("a run-once published nothing: %s", run.stdout())
+              .contains("Kafka broker unreachable");
+          assertThat(attempt).as("run-once passes").isLessThan(3);
+        }
+      }
+      assertThat(published).as("published").isEqualTo(1);
+      assertThat(stopsDelivered).as("recorder stops delivered").isEqualTo(1);
       Object outbox = outboxTraceParent(room);
       List<Map<String, Object>> stops =
           rooms.query(
