@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
@@ -190,9 +189,12 @@ public class ReaperConfiguration {
     return new ScheduleMeters(registry, options, clock);
   }
 
-  /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
+  /**
+   * The periodic loop: it runs only for the long-running commands ({@code run}, {@code demo}),
+   * decided here when the command runs rather than by a condition on the bean, so that the
+   * context's shape is the same for every command.
+   */
   @Bean
-  @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
   ReaperLoopLifecycle reaperLoop(
       ConferenceRoomReaper reaper,
       Delivery delivery,
@@ -204,16 +206,19 @@ public class ReaperConfiguration {
       ReaperProperties properties,
       ObjectProvider<Flyway> flyway,
       ConfigurableApplicationContext context) {
+    String command = environment.getProperty("reaper.command", "run");
+    boolean periodic = command.equals("run") || command.equals("demo");
     Function<Runnable, DatabaseStartup> startup = null;
     if (DatabaseStartup.deferred(environment)) {
       boolean migrate = properties.schema().migrate();
+      // Resolved here, on the thread building the context, not on the start-up thread.
+      Flyway migrations = flyway.getIfAvailable();
       DatabaseStartup.Prepare prepare =
           () -> {
             // A connection first: an unreachable database fails here, whatever comes next.
             try (Connection unused = dataSource.getConnection()) {
               // Reached: the pool has a live connection.
             }
-            Flyway migrations = flyway.getIfAvailable();
             if (migrate && migrations != null) {
               migrations.migrate();
             } else if (!migrate) {
@@ -223,7 +228,7 @@ public class ReaperConfiguration {
       startup = work -> new DatabaseStartup(prepare, work, e -> exit(context, e), clock);
     }
     return new ReaperLoopLifecycle(
-        new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges, clock, startup);
+        periodic, new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges, clock, startup);
   }
 
   /**
