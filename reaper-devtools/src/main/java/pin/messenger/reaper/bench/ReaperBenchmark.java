@@ -104,7 +104,8 @@ public final class ReaperBenchmark {
             .run();
       }
       if (sections.has("startup")) {
-        new StartupBench(quick, pg.getJdbcUrl("postgres", "startup"), ds, report, charts).run();
+        new StartupBench(quick, args, pg.getJdbcUrl("postgres", "startup"), ds, report, charts)
+            .run();
       }
       if (sections.has("limit")) {
         new RunnerLimitBench(quick, workerJar, report, charts).run();

@@ -103,7 +103,7 @@ final class StartupBench {
   /** One measured start: start to first cycle, and the resident set then (kB). */
   private record Start(double millis, long rssKb, long rssAnonKb) {}
 
-  private final boolean quick;
+  private final int rounds;
   private final String jdbcUrl;
   private final HikariDataSource admin;
   private final BenchReport report;
@@ -117,8 +117,14 @@ final class StartupBench {
    * @param admin a connection pool to the server's {@code postgres} database
    */
   StartupBench(
-      boolean quick, String jdbcUrl, HikariDataSource admin, BenchReport report, Charts charts) {
-    this.quick = quick;
+      boolean quick,
+      List<String> args,
+      String jdbcUrl,
+      HikariDataSource admin,
+      BenchReport report,
+      Charts charts) {
+    int at = args.indexOf("--startup-rounds");
+    this.rounds = at >= 0 ? Integer.parseInt(args.get(at + 1)) : quick ? 5 : 7;
     this.jdbcUrl = jdbcUrl;
     this.admin = admin;
     this.report = report;
@@ -133,7 +139,6 @@ final class StartupBench {
               + " from the repository root; not found under "
               + Path.of("").toAbsolutePath());
     }
-    int rounds = quick ? 5 : 7;
     report.line(
         "\n## 6. Start to first cycle by launch path and JDK (the production worker's `run` against a"
             + " database of its own on the bench's server, 1,000 live rooms, nothing due; from process"
