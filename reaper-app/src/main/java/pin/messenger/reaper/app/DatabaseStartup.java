@@ -9,6 +9,7 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -16,15 +17,17 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
 
 /**
- * How the long-running {@code run} meets its database: not during the context's start (a database
- * that is down then would end the process, and on Kubernetes a pod in CrashLoopBackOff waits
- * minutes for its next restart after the database is back), but on a thread of its own once the
- * HTTP side is up. It tries to prepare (connect; migrate, or verify the schema the messenger owns)
- * and, when that succeeds, starts the work (gauges, delivery, the loop). While the database does
- * not answer it retries, {@link #FIRST_RETRY} doubling to {@link #RETRY_CAP} between attempts (each
- * attempt also waits up to the pool's connection-timeout while the pool reconnects on its own);
- * readiness stays DOWN, liveness UP, metrics are served. It logs state changes only: "database
- * unavailable at start-up, retrying" once, "database available, starting" once.
+ * How the long-running {@code run} meets its database: not as a step of the context's start (a
+ * database that is down then would end the process, and on Kubernetes a pod in CrashLoopBackOff
+ * waits minutes for its next restart after the database is back), but on a thread of its own. It
+ * tries to prepare (connect; migrate, or verify the schema the messenger owns) from {@link #begin},
+ * while the rest of the context (the HTTP side, the actuator) is still being built, so the first
+ * cycle does not wait for both one after the other; the work (gauges, delivery, the loop) starts
+ * once the preparation succeeded and the context has started ({@link #contextStarted}). While the
+ * database does not answer it retries, {@link #FIRST_RETRY} doubling to {@link #RETRY_CAP} between
+ * attempts (each attempt also waits up to the pool's connection-timeout while the pool reconnects
+ * on its own); readiness stays DOWN, liveness UP, metrics are served. It logs state changes only:
+ * "database unavailable at start-up, retrying" once, "database available, starting" once.
  *
  * <p>A database that answers but is wrong (authentication refused, schema too new, a table or grant
  * missing) is no reason to wait: that failure ends the process with status 1, as before. The
@@ -55,6 +58,9 @@ final class DatabaseStartup implements AutoCloseable {
   private volatile boolean stopping;
   private @Nullable Thread thread;
 
+  /** Opened by {@link #contextStarted}: the work (or a fatal failure's exit) waits for it. */
+  private final CountDownLatch started = new CountDownLatch(1);
+
   /**
    * @param start what runs once the database is ready (gauges, delivery, loop)
    * @param fatal told of a failure that waiting will not mend (it ends the process)
@@ -74,7 +80,10 @@ final class DatabaseStartup implements AutoCloseable {
     return "run".equals(environment.getProperty("reaper.command", "run"));
   }
 
-  /** Starts trying on its own thread; returns at once. */
+  /**
+   * Starts trying on its own thread; returns at once. It may be called while the context is still
+   * being built: what follows a successful preparation waits for {@link #contextStarted}.
+   */
   synchronized void begin() {
     if (thread != null || stopping) {
       return;
@@ -82,6 +91,24 @@ final class DatabaseStartup implements AutoCloseable {
     Thread t = new Thread(this::attempts, "reaper-startup");
     thread = t;
     t.start();
+  }
+
+  /**
+   * The context has started: the work may start once the database is prepared (at once if it
+   * already is), and a fatal failure may end the process.
+   */
+  void contextStarted() {
+    started.countDown();
+  }
+
+  /** Waits for {@link #contextStarted}; false when a stop ended the wait. */
+  private boolean awaitContextStarted() {
+    try {
+      started.await();
+      return !stopping;
+    } catch (InterruptedException e) {
+      return false;
+    }
   }
 
   private void attempts() {
@@ -95,7 +122,10 @@ final class DatabaseStartup implements AutoCloseable {
           return;
         }
         if (!unavailable(e)) {
-          fatal.accept(e);
+          // Reported once the context has started, as when this ran after the start.
+          if (awaitContextStarted()) {
+            fatal.accept(e);
+          }
           return;
         }
         failures++;
@@ -118,6 +148,9 @@ final class DatabaseStartup implements AutoCloseable {
           return;
         }
         continue;
+      }
+      if (!awaitContextStarted()) {
+        return;
       }
       synchronized (this) {
         if (stopping) {

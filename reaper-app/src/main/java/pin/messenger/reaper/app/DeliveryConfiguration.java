@@ -24,10 +24,12 @@ import pin.messenger.reaper.delivery.TopicCheck;
 /**
  * Delivery after commit: the Kafka relay (on when {@code spring.kafka.bootstrap-servers} is set)
  * and the recorder-stop dispatcher (on when {@code reaper.recorder.base-url} is set). Either being
- * off is logged once and leaves its rows in the database, nothing lost.
+ * off is logged once and leaves its rows in the database, nothing lost. The {@code spring.kafka.*}
+ * settings are bound here: Boot's Kafka auto-configuration (a template, listener support, none of
+ * it used) is excluded in application.properties.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(DeliveryProperties.class)
+@EnableConfigurationProperties({DeliveryProperties.class, KafkaProperties.class})
 public class DeliveryConfiguration {
   private static final Logger log = LoggerFactory.getLogger(DeliveryConfiguration.class);
 

@@ -208,9 +208,12 @@ public class ReaperConfiguration {
         clock);
   }
 
-  /** The periodic loop, only for the long-running commands ({@code run}, {@code demo}). */
+  /**
+   * The periodic loop: it runs only for the long-running commands ({@code run}, {@code demo}),
+   * decided here when the command runs rather than by a condition on the bean (the one-shot
+   * commands get it idle).
+   */
   @Bean
-  @ConditionalOnExpression("'${reaper.command:run}' == 'run' or '${reaper.command:run}' == 'demo'")
   ReaperLoopLifecycle reaperLoop(
       ConferenceRoomReaper reaper,
       Delivery delivery,
@@ -222,16 +225,19 @@ public class ReaperConfiguration {
       ReaperProperties properties,
       ObjectProvider<Flyway> flyway,
       ConfigurableApplicationContext context) {
+    String command = environment.getProperty("reaper.command", "run");
+    boolean periodic = command.equals("run") || command.equals("demo");
     Function<Runnable, DatabaseStartup> startup = null;
     if (DatabaseStartup.deferred(environment)) {
       boolean migrate = properties.schema().migrate();
+      // Resolved here, on the thread building the context, not on the start-up thread.
+      Flyway migrations = flyway.getIfAvailable();
       DatabaseStartup.Prepare prepare =
           () -> {
             // A connection first: an unreachable database fails here, whatever comes next.
             try (Connection unused = dataSource.getConnection()) {
               // Reached: the pool has a live connection.
             }
-            Flyway migrations = flyway.getIfAvailable();
             if (migrate && migrations != null) {
               migrations.migrate();
             } else if (!migrate) {
@@ -241,7 +247,7 @@ public class ReaperConfiguration {
       startup = work -> new DatabaseStartup(prepare, work, e -> exit(context, e), clock);
     }
     return new ReaperLoopLifecycle(
-        new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges, clock, startup);
+        periodic, new ReaperLoop(reaper, null, scheduleMeters), delivery, gauges, clock, startup);
   }
 
   /**

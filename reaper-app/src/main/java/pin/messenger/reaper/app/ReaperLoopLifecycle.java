@@ -9,33 +9,45 @@ import pin.messenger.reaper.core.ReaperLoop;
 
 /**
  * Starts the loop when the context is ready and stops it (gracefully) first on shutdown. Under
- * {@code run} the start waits for the database on a thread of its own ({@link DatabaseStartup}):
- * the process stays up, observable, while the database does not answer.
+ * {@code run} the database is met on a thread of its own ({@link DatabaseStartup}), begun as soon
+ * as this bean exists, while the context is still being built: the process stays up, observable,
+ * while the database does not answer, and the first cycle follows the context's start at once when
+ * it does. The one-shot commands have it too, idle: whether a command is periodic is decided when
+ * it runs ({@code reaper.command}), never frozen into the context's shape.
  */
 public final class ReaperLoopLifecycle implements SmartLifecycle {
   private final ReaperLoop loop;
   private final Delivery delivery;
   private final DatabaseGauges gauges;
   private final Clock clock;
+  private final boolean periodic;
   private final @Nullable DatabaseStartup startup;
   private volatile @Nullable Instant startedAt;
   private volatile boolean running;
 
   /**
-   * @param startup given the work to start, the gate that starts it once the database is ready;
-   *     null to start at once (the database was prepared during the context's start)
+   * @param periodic whether the command runs the loop ({@code run}, {@code demo}); false leaves it
+   *     idle
+   * @param startup given the work to start, the gate that starts it once the database is ready
+   *     (begun here); null to start at once (the database was prepared during the context's start)
    */
   ReaperLoopLifecycle(
+      boolean periodic,
       ReaperLoop loop,
       Delivery delivery,
       DatabaseGauges gauges,
       Clock clock,
       @Nullable Function<Runnable, DatabaseStartup> startup) {
+    this.periodic = periodic;
     this.loop = loop;
     this.delivery = delivery;
     this.gauges = gauges;
     this.clock = clock;
-    this.startup = startup == null ? null : startup.apply(this::startWork);
+    this.startup = periodic && startup != null ? startup.apply(this::startWork) : null;
+    if (this.startup != null) {
+      // Connect and migrate while the rest of the context is built; the work waits for start().
+      this.startup.begin();
+    }
   }
 
   /**
@@ -44,8 +56,10 @@ public final class ReaperLoopLifecycle implements SmartLifecycle {
    */
   @Override
   public void start() {
-    if (startup != null) {
-      startup.begin();
+    if (!periodic) {
+      // A one-shot command: nothing runs in the background.
+    } else if (startup != null) {
+      startup.contextStarted();
     } else {
       startWork();
     }
@@ -53,9 +67,10 @@ public final class ReaperLoopLifecycle implements SmartLifecycle {
   }
 
   private void startWork() {
+    // The loop first: its first cycle does not wait behind the other threads' start.
+    loop.start();
     gauges.start();
     delivery.start();
-    loop.start();
     startedAt = clock.instant();
   }
 
@@ -71,6 +86,17 @@ public final class ReaperLoopLifecycle implements SmartLifecycle {
     }
     loop.close();
     running = false;
+  }
+
+  /**
+   * Ends the database wait when the context closes without having started (a failed start-up);
+   * after {@link #stop} it has nothing left to do.
+   */
+  public void close() {
+    if (startup != null) {
+      startup.close();
+    }
+    loop.close();
   }
 
   @Override

@@ -94,6 +94,7 @@ class DatabaseStartupTest {
             fatal::set,
             Clock.systemUTC());
     gate.begin();
+    gate.contextStarted();
     // Two failed attempts: waits of 1 s and 2 s; a generous ceiling for a loaded machine.
     assertThat(start.await(60, TimeUnit.SECONDS)).isTrue();
     gate.close();
@@ -121,6 +122,7 @@ class DatabaseStartupTest {
             },
             Clock.systemUTC());
     gate.begin();
+    gate.contextStarted();
     assertThat(failed.await(60, TimeUnit.SECONDS)).isTrue();
     gate.close();
     assertThat(fatal.get()).isSameAs(wrong);
@@ -149,5 +151,55 @@ class DatabaseStartupTest {
     assertThat(stop).isLessThan(Duration.ofMillis(1500));
     assertThat(started.get()).isZero();
     System.out.println("start-up gate: stop while waiting took " + stop.toMillis() + " ms");
+  }
+
+  @Test
+  void a_prepared_database_starts_the_work_only_once_the_context_has_started() throws Exception {
+    CountDownLatch prepared = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    DatabaseStartup gate =
+        new DatabaseStartup(prepared::countDown, started::countDown, e -> {}, Clock.systemUTC());
+    gate.begin();
+    assertThat(prepared.await(60, TimeUnit.SECONDS)).isTrue();
+    // Prepared while the context is still being built: the work waits for its start.
+    assertThat(started.await(300, TimeUnit.MILLISECONDS)).isFalse();
+    gate.contextStarted();
+    assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+    gate.close();
+  }
+
+  @Test
+  void a_wrong_database_found_before_the_context_started_is_reported_after_it() throws Exception {
+    CountDownLatch tried = new CountDownLatch(1);
+    CountDownLatch failed = new CountDownLatch(1);
+    DatabaseStartup gate =
+        new DatabaseStartup(
+            () -> {
+              tried.countDown();
+              throw new SQLException("password authentication failed", "28P01");
+            },
+            () -> {},
+            e -> failed.countDown(),
+            Clock.systemUTC());
+    gate.begin();
+    assertThat(tried.await(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(failed.await(300, TimeUnit.MILLISECONDS)).isFalse();
+    gate.contextStarted();
+    assertThat(failed.await(60, TimeUnit.SECONDS)).isTrue();
+    gate.close();
+  }
+
+  @Test
+  void a_stop_before_the_context_started_starts_nothing() throws Exception {
+    CountDownLatch prepared = new CountDownLatch(1);
+    AtomicInteger started = new AtomicInteger();
+    DatabaseStartup gate =
+        new DatabaseStartup(
+            prepared::countDown, started::incrementAndGet, e -> {}, Clock.systemUTC());
+    gate.begin();
+    assertThat(prepared.await(60, TimeUnit.SECONDS)).isTrue();
+    gate.close();
+    gate.contextStarted();
+    assertThat(started.get()).isZero();
   }
 }

@@ -111,21 +111,9 @@ final class BacklogBench {
     List<Double> ms = new ArrayList<>();
     for (int rep = 0; rep < 5; rep++) {
       data.backlog(100);
-      data.exec(
-          """
-          INSERT INTO messenger.conference_sessions (id, chat_id, deal_id, tenant_id, media_type, status,
-            started_by_user_id, created_at, last_activity_at, updated_at)
-          SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Audio', 'Provisioning',
-                 gen_random_uuid(), now() - interval '10 minutes', now() - interval '10 minutes', now()
-            FROM generate_series(1, 100)""");
-      data.exec(
-          """
-          INSERT INTO messenger.conference_sessions (id, chat_id, deal_id, tenant_id, media_type, status,
-            started_by_user_id, created_at, started_at, last_activity_at, updated_at, active_participant_count)
-          SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Audio', 'Active',
-                 gen_random_uuid(), now() - interval '6 hours', now() - interval '6 hours', now() - interval '5 hours',
-                 now(), 2
-            FROM generate_series(1, 100)""");
+      for (String sql : BenchData.provisionAndStaleDue(100)) {
+        data.exec(sql);
+      }
       CycleResult r =
           BenchReport.reaper(dataSource, ConferenceRoomReaperOptions.defaults())
               .runOnce(Instant.now(), Cancellation.NONE);

@@ -147,6 +147,29 @@ final class BenchData {
   }
 
   /**
+   * {@code n} due rooms in each of the other two phases, for a default cycle: provisioning past its
+   * timeout, and live rooms whose last activity is older than the stale timeout.
+   */
+  static List<String> provisionAndStaleDue(int n) {
+    return List.of(
+        """
+        INSERT INTO messenger.conference_sessions (id, chat_id, deal_id, tenant_id, media_type, status,
+          started_by_user_id, created_at, last_activity_at, updated_at)
+        SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Audio', 'Provisioning',
+               gen_random_uuid(), now() - interval '10 minutes', now() - interval '10 minutes', now()
+          FROM generate_series(1, %d)"""
+            .formatted(n),
+        """
+        INSERT INTO messenger.conference_sessions (id, chat_id, deal_id, tenant_id, media_type, status,
+          started_by_user_id, created_at, started_at, last_activity_at, updated_at, active_participant_count)
+        SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Audio', 'Active',
+               gen_random_uuid(), now() - interval '6 hours', now() - interval '6 hours', now() - interval '5 hours',
+               now(), 2
+          FROM generate_series(1, %d)"""
+            .formatted(n));
+  }
+
+  /**
    * The backlog's rooms (due empty rooms), 3 roster rows each and a live recording for every 10th,
    * for the ids in {@code table}.
    */

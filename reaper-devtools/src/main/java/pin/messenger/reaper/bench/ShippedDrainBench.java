@@ -44,6 +44,8 @@ final class ShippedDrainBench {
   private static final String TEMPLATE = "shipped_template";
   private static final Pattern EMPTY_TIMEOUT = Pattern.compile("\"emptyTimeout\":(\\d+)");
   private static final Pattern DURATION_MS = Pattern.compile("\"durationMs\":(\\d+)");
+  private static final Pattern PROVISION_FAILED = Pattern.compile("\"provisionFailed\":(\\d+)");
+  private static final Pattern STALE_TIMEOUT = Pattern.compile("\"staleTimeout\":(\\d+)");
 
   private final boolean quick;
   private final Function<String, String> jdbcUrl;
@@ -115,6 +117,252 @@ final class ShippedDrainBench {
         "rows/s",
         true,
         List.of(fresh, warm, floor));
+  }
+
+  /**
+   * Section {@code shipped-cycle}: the default cycle and the idle cycle's buffers per live room, as
+   * shipped (the production jar via {@code bin/reaper}, INFO logging into a pipe).
+   */
+  void cycles() throws Exception {
+    exec(List.of(launcher.toString(), "prepare"), logs.resolve("prepare.log"));
+    report.line(
+        "\n## 2c. The default and the idle cycle as shipped (production jar via bin/reaper)");
+    defaultCycle();
+    idleBuffers();
+  }
+
+  /**
+   * The default cycle as shipped: 100 due in each phase, default options, the worker's own {@code
+   * durationMs} of the cycle that closes them; a fresh {@code run-once} per repetition, then one
+   * warm {@code run} worker (polling every second, otherwise defaults) given the same rows while it
+   * runs. Median of 5 each, after one unmeasured repetition.
+   */
+  private void defaultCycle() throws Exception {
+    int reps = 5;
+    String db = "shipped_cycle";
+    admin("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+    admin("CREATE DATABASE " + db);
+    BenchData data = new BenchData(dataSource(db));
+    SchemaMigrations.migrate(dataSource(db));
+    data.liveRooms(1000);
+    data.history(100_000);
+    List<Double> fresh = new ArrayList<>();
+    for (int rep = 0; rep <= reps; rep++) {
+      commitDueInEachPhase(db);
+      ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "run-once");
+      environment(pb, db);
+      pb.redirectError(logs.resolve("cycle-" + rep + ".stderr").toFile());
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+        throw new IllegalStateException("run-once for the default cycle failed; see " + logs);
+      }
+      String[] lines = out.strip().split("\n");
+      String document = lines[lines.length - 1];
+      if (closed(document) != 300) {
+        throw new IllegalStateException(
+            "default cycle: run-once closed other than 300: " + document);
+      }
+      if (rep > 0) {
+        fresh.add((double) group(DURATION_MS, document));
+      }
+    }
+    List<Double> warm = new ArrayList<>();
+    List<String> command =
+        List.of(launcher.toString(), "run", "--reaper.polling-interval=1s", "--server.port=0");
+    ProcessBuilder pb = new ProcessBuilder(command);
+    environment(pb, db);
+    pb.redirectError(logs.resolve("cycle-warm.stderr").toFile());
+    Process worker = pb.start();
+    java.util.concurrent.BlockingQueue<String> completed =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                  if (line.contains("\"message\":\"cycle completed\"") && closed(line) > 0) {
+                    completed.add(line);
+                  }
+                }
+              } catch (IOException e) {
+                // The worker ended.
+              }
+            },
+            "shipped-cycle-stdout");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      for (int rep = 0; rep < reps + 3; rep++) {
+        commitDueInEachPhase(db);
+        String line = completed.poll(2, TimeUnit.MINUTES);
+        if (line == null || closed(line) != 300) {
+          throw new IllegalStateException("warm default cycle: " + line);
+        }
+        if (rep >= 3) {
+          warm.add((double) group(DURATION_MS, line));
+        }
+      }
+    } finally {
+      worker.destroy();
+      if (!worker.waitFor(60, TimeUnit.SECONDS)) {
+        worker.destroyForcibly();
+      }
+    }
+    double f = BenchReport.median(fresh);
+    double w = BenchReport.median(warm);
+    report.line(
+        String.format(
+            "%n### Default cycle (100 due in each phase, default options; 1,000 live rooms,"
+                + " 100k history; the worker's own durationMs, median of %d)%n"
+                + "| shape | cycles (ms) | median ms |%n|---|---|---:|%n"
+                + "| fresh run-once | %s | %.0f |%n| warm run (3 cycles' warm-up) | %s | %.0f |%n"
+                + "target: default cycle <= 25 ms median (warm): %.0f ms, %s",
+            reps,
+            fresh,
+            f,
+            warm,
+            w,
+            w,
+            w <= 25 ? "met" : String.format("missed by %.0f ms", w - 25)));
+  }
+
+  /** 100 due in each phase, committed in one transaction. */
+  private void commitDueInEachPhase(String db) throws SQLException {
+    try (Connection c = dataSource(db).getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        for (String sql : BenchData.backlogInOneTransaction(100)) {
+          st.execute(sql);
+        }
+        for (String sql : BenchData.provisionAndStaleDue(100)) {
+          st.execute(sql);
+        }
+      }
+      c.commit();
+    }
+  }
+
+  private static int closed(String line) {
+    return group(EMPTY_TIMEOUT, line) + group(PROVISION_FAILED, line) + group(STALE_TIMEOUT, line);
+  }
+
+  private static int group(Pattern p, String line) {
+    Matcher m = p.matcher(line);
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
+  }
+
+  /**
+   * The idle cycle's shared buffers per live room, as shipped: {@code run-once} with nothing due,
+   * counted by the database itself ({@code blks_hit + blks_read} of {@code pg_stat_database} before
+   * the process and after its backends have ended, which flushes their counters). Two databases of
+   * 100k rows each: one with 1,000 live rooms, each among 99 terminal rows (a heap page of its own,
+   * as in IdleCycleBuffersTest), and one with the same rows all terminal; the difference over 1,000
+   * is the cost per live room, the second database's figure the process's fixed cost (new
+   * connections' catalog reads, the Flyway check, the run lock, the delivery pass). The pool is
+   * kept to the connections the command asks for ({@code minimum-idle=1}). Median of 5.
+   */
+  private void idleBuffers() throws Exception {
+    int live = 1000;
+    List<Double> perRoom = new ArrayList<>();
+    List<Long> fixed = new ArrayList<>();
+    idleDatabase("shipped_idle", live);
+    idleDatabase("shipped_idle0", 0);
+    for (int rep = 0; rep <= 5; rep++) {
+      long withLive = idleRunOnce("shipped_idle", rep);
+      long without = idleRunOnce("shipped_idle0", rep);
+      if (rep > 0) {
+        perRoom.add((withLive - without) / (double) live);
+        fixed.add(without);
+      }
+    }
+    double m = BenchReport.median(perRoom);
+    report.line(
+        String.format(
+            "%n### Idle cycle's shared buffers per live room (run-once, nothing due, %,d live rooms"
+                + " each among 99 terminal rows, against the same 100k rows with none live;"
+                + " pg_stat_database blks_hit + blks_read per process, one pooled connection)%n"
+                + "per live room: %s, median %.3f; the process's fixed cost: %s buffers%n"
+                + "target: <= 1.2 buffer visits per live room per cycle: %.3f, %s",
+            live,
+            perRoom.stream().map(x -> String.format("%.3f", x)).toList(),
+            m,
+            fixed,
+            m,
+            m <= 1.2 ? "met" : String.format("missed by %.3f", m - 1.2)));
+  }
+
+  /** 100k rows: every 100th a live room ({@code live} of them), the rest terminal. */
+  private void idleDatabase(String db, int live) throws SQLException {
+    admin("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+    admin("CREATE DATABASE " + db);
+    SchemaMigrations.migrate(dataSource(db));
+    BenchData data = new BenchData(dataSource(db));
+    data.exec(
+        """
+        INSERT INTO messenger.conference_sessions
+          (id, chat_id, deal_id, tenant_id, media_type, status, end_reason, started_by_user_id, created_at,
+           started_at, ended_at, last_activity_at, updated_at, active_participant_count, peak_participant_count,
+           duration_seconds)
+        SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video',
+               CASE WHEN g.live THEN 'Active' ELSE 'Ended' END,
+               CASE WHEN g.live THEN NULL ELSE 'Completed' END, gen_random_uuid(),
+               now() - interval '3 days', now() - interval '3 days',
+               CASE WHEN g.live THEN NULL ELSE now() - interval '2 days' END,
+               CASE WHEN g.live THEN now() + interval '1 hour' ELSE now() - interval '2 days' END,
+               now(), CASE WHEN g.live THEN 2 ELSE 0 END, 3,
+               CASE WHEN g.live THEN NULL ELSE 3000 END
+          FROM (SELECT i %% 100 = 0 AND i / 100 <= %d AS live FROM generate_series(1, 100000) AS i) g
+        """
+            .formatted(live));
+    data.exec("VACUUM ANALYZE messenger.conference_sessions");
+    data.exec("CHECKPOINT");
+  }
+
+  /** The shared buffers one {@code run-once} visited in {@code db}. */
+  private long idleRunOnce(String db, int rep) throws Exception {
+    long before = buffers(db);
+    // One pooled connection: the pool otherwise opens up to its maximum in the background, each
+    // new backend reading the catalogs, as many as the timing allows (2.5k-5.5k buffers between
+    // runs), which would drown the live rooms' 1k.
+    exec(
+        List.of(launcher.toString(), "run-once", "--spring.datasource.hikari.minimum-idle=1"),
+        logs.resolve(db + "-" + rep + ".log"),
+        db);
+    return buffers(db) - before;
+  }
+
+  /**
+   * The database's shared-buffer visits so far, once no backend is connected to it (an ended
+   * backend's counters are flushed as it ends).
+   */
+  private long buffers(String db) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try (Connection c = dataSource("postgres").getConnection();
+        Statement st = c.createStatement()) {
+      while (true) {
+        try (var rs =
+            st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + db + "'")) {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            break;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("backends on " + db + " did not end within 30 s");
+        }
+        TimeUnit.MILLISECONDS.sleep(50);
+      }
+      st.execute("SELECT pg_stat_clear_snapshot()");
+      try (var rs =
+          st.executeQuery(
+              "SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = '" + db + "'")) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   /** One table row: fresh, warm and floor rates; {@code pause} null is the default pause. */
@@ -274,8 +522,13 @@ final class ShippedDrainBench {
   }
 
   private void exec(List<String> command, Path log) throws IOException, InterruptedException {
+    exec(command, log, "postgres");
+  }
+
+  private void exec(List<String> command, Path log, String database)
+      throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    environment(pb, "postgres");
+    environment(pb, database);
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
     if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {

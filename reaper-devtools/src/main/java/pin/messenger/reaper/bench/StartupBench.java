@@ -2,6 +2,7 @@ package pin.messenger.reaper.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +31,11 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  * picks for the JDK: an AppCDS archive on 17, an AOT cache on 25, none with {@code
  * REAPER_CDS=off}). A start is timed from just before the process is created to its first {@code
  * cycle completed} log line; the process's {@code VmRSS} is read right then, and it is stopped with
- * SIGTERM. One unmeasured round first (the launcher unpacks and trains what is missing, the page
- * cache fills), then rounds in which the paths take turns, the order rotated each round.
+ * SIGTERM. Per JDK two more paths are timed from process start to exit: {@code bin/reaper run-once}
+ * as it ships (nothing due) and its floor, {@link JdbcFloor} (connect, one query, exit) with only
+ * the driver on the class path. One unmeasured round first (the launcher unpacks and trains what is
+ * missing, the page cache fills), then rounds in which the paths take turns, the order rotated each
+ * round.
  */
 final class StartupBench {
   /** {@code bin/reaper}'s default JVM flags, for the {@code java -jar} paths. */
@@ -47,13 +52,27 @@ final class StartupBench {
   private static final List<String> RUN = List.of("run", "--server.port=0");
   private static final String CYCLE_COMPLETED = "\"message\":\"cycle completed\"";
   private static final long START_TIMEOUT_SECONDS = 120;
-  private static final double TARGET_MS = 1_500;
+
+  /** Issue 23's targets: start to first cycle on 25 (AOT cache) and 17 (AppCDS), ms. */
+  private static final double TARGET_25_MS = 1_000;
+
+  private static final double TARGET_17_MS = 1_600;
+
+  /** run-once (nothing due) start to exit on 25, ms, and at most this many JDBC floors. */
+  private static final double TARGET_RUN_ONCE_MS = 1_000;
+
+  private static final double TARGET_RUN_ONCE_FLOORS = 6;
+
+  /** The resident set at the first cycle before issue 23, at most (MB). */
+  private static final double RSS_BEFORE_MB = 198;
 
   /** How a path starts the worker; the chart's categories, in order. */
   private enum How {
     PACKED("java -jar (packed jar)"),
     NO_CACHE("bin/reaper, REAPER_CDS=off"),
-    CACHE("bin/reaper with its cache");
+    CACHE("bin/reaper with its cache"),
+    RUN_ONCE("bin/reaper run-once, to exit"),
+    JDBC("JDBC floor, to exit");
 
     final String label;
 
@@ -69,14 +88,22 @@ final class StartupBench {
         case PACKED -> jdk + ": java -jar (packed)";
         case NO_CACHE -> jdk + ": bin/reaper, REAPER_CDS=off";
         case CACHE -> jdk + ": bin/reaper (" + (jdk >= 25 ? "AOT cache" : "AppCDS") + ")";
+        case RUN_ONCE ->
+            jdk + ": bin/reaper run-once (" + (jdk >= 25 ? "AOT cache" : "AppCDS") + ")";
+        case JDBC -> jdk + ": JDBC floor (connect, one query, exit)";
       };
+    }
+
+    /** Timed to the process's exit rather than to its first cycle. */
+    boolean toExit() {
+      return how == How.RUN_ONCE || how == How.JDBC;
     }
   }
 
   /** One measured start: start to first cycle, and the resident set then (kB). */
   private record Start(double millis, long rssKb, long rssAnonKb) {}
 
-  private final boolean quick;
+  private final int rounds;
   private final String jdbcUrl;
   private final HikariDataSource admin;
   private final BenchReport report;
@@ -90,8 +117,14 @@ final class StartupBench {
    * @param admin a connection pool to the server's {@code postgres} database
    */
   StartupBench(
-      boolean quick, String jdbcUrl, HikariDataSource admin, BenchReport report, Charts charts) {
-    this.quick = quick;
+      boolean quick,
+      List<String> args,
+      String jdbcUrl,
+      HikariDataSource admin,
+      BenchReport report,
+      Charts charts) {
+    int at = args.indexOf("--startup-rounds");
+    this.rounds = at >= 0 ? Integer.parseInt(args.get(at + 1)) : quick ? 5 : 7;
     this.jdbcUrl = jdbcUrl;
     this.admin = admin;
     this.report = report;
@@ -106,7 +139,6 @@ final class StartupBench {
               + " from the repository root; not found under "
               + Path.of("").toAbsolutePath());
     }
-    int rounds = quick ? 5 : 7;
     report.line(
         "\n## 6. Start to first cycle by launch path and JDK (the production worker's `run` against a"
             + " database of its own on the bench's server, 1,000 live rooms, nothing due; from process"
@@ -134,6 +166,8 @@ final class StartupBench {
         }
       }
       table(starts, loadBefore);
+      runOnceTable(starts);
+      report.line("load average before / after: " + loadBefore + " / " + loadAverage());
     } finally {
       deleteTree(scratch);
     }
@@ -219,12 +253,20 @@ final class StartupBench {
   }
 
   private Start start(LaunchPath path, Path scratch) throws Exception {
+    List<String> command =
+        switch (path.how()) {
+          case PACKED -> javaJar(path.java());
+          case RUN_ONCE -> List.of(launcher.toString(), "run-once");
+          case JDBC -> jdbcFloor(path.java(), scratch);
+          default -> launcherRun();
+        };
     ProcessBuilder pb =
-        new ProcessBuilder(path.how() == How.PACKED ? javaJar(path.java()) : launcherRun())
-            .directory(scratch.toFile())
-            .redirectErrorStream(true);
+        new ProcessBuilder(command).directory(scratch.toFile()).redirectErrorStream(true);
     pb.environment().clear();
     pb.environment().putAll(environment(path, scratch));
+    if (path.toExit()) {
+      return toExit(path, pb);
+    }
     Deque<String> tail = new ArrayDeque<>();
     long t0 = System.nanoTime();
     Process p = pb.start();
@@ -273,6 +315,57 @@ final class StartupBench {
     }
   }
 
+  /** A start timed to the process's exit, which must be 0; output is kept only for an error. */
+  private static Start toExit(LaunchPath path, ProcessBuilder pb) throws Exception {
+    long t0 = System.nanoTime();
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IllegalStateException(path.name() + ": did not exit");
+    }
+    long t1 = System.nanoTime();
+    if (p.exitValue() != 0) {
+      throw new IllegalStateException(
+          path.name()
+              + ": exit "
+              + p.exitValue()
+              + ":\n"
+              + new String(out, StandardCharsets.UTF_8));
+    }
+    return new Start((t1 - t0) / 1e6, 0, 0);
+  }
+
+  /**
+   * {@link JdbcFloor} with nothing but its own class (copied to {@code scratch}) and the driver's
+   * jar on the class path.
+   */
+  private List<String> jdbcFloor(String java, Path scratch) throws Exception {
+    Path classes = scratch.resolve("jdbc-floor");
+    String name = JdbcFloor.class.getName().replace('.', '/') + ".class";
+    Path file = classes.resolve(name);
+    if (!Files.exists(file)) {
+      Files.createDirectories(file.getParent());
+      try (var in = JdbcFloor.class.getClassLoader().getResourceAsStream(name)) {
+        Files.write(file, Objects.requireNonNull(in, name).readAllBytes());
+      }
+    }
+    Path driver =
+        Path.of(
+            org.postgresql.Driver.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
+    return List.of(
+        java,
+        "-cp",
+        classes + File.pathSeparator + driver,
+        JdbcFloor.class.getName(),
+        jdbcUrl,
+        "postgres");
+  }
+
   private static Thread watchdog(Process p) {
     Thread t =
         new Thread(
@@ -304,6 +397,9 @@ final class StartupBench {
     for (var e : starts.entrySet()) {
       LaunchPath path = e.getKey();
       List<Start> s = e.getValue();
+      if (path.toExit()) {
+        continue;
+      }
       double ms = BenchReport.median(s.stream().map(Start::millis).toList());
       double rssMb = BenchReport.median(s.stream().map(x -> x.rssKb() / 1024.0).toList());
       double anonMb = BenchReport.median(s.stream().map(x -> x.rssAnonKb() / 1024.0).toList());
@@ -324,15 +420,14 @@ final class StartupBench {
               reference == 0 ? "—" : String.format("%.2f×", ms / reference),
               rssMb,
               anonMb));
-      if (path.jdk() >= 25 && path.how() == How.CACHE) {
-        verdicts.add(verdict(path, ms));
+      if (path.how() == How.CACHE) {
+        verdicts.add(verdict(path, ms, rssMb));
       }
     }
     verdicts.forEach(report::line);
-    report.line("load average before / after: " + loadBefore + " / " + loadAverage());
     charts.bars(
         "startup-by-launch-path.png",
-        "Start to first cycle by launch path and JDK (median ms; target on Java 25: 1,500)",
+        "Start to first cycle by launch path and JDK (median ms; targets: 1,000 on 25, 1,600 on 17)",
         "launch path",
         "ms from process start to the first cycle",
         millis);
@@ -344,16 +439,84 @@ final class StartupBench {
         rss);
   }
 
-  private static String verdict(LaunchPath path, double ms) {
+  private static String verdict(LaunchPath path, double ms, double rssMb) {
+    double target = path.jdk() >= 25 ? TARGET_25_MS : TARGET_17_MS;
     return String.format(
-        "target: start to first cycle <= %,.0f ms median on Java %d with the AOT cache: %,.0f ms, %s",
-        TARGET_MS,
+        "target: start to first cycle <= %,.0f ms median on Java %d (%s): %,.0f ms, %s;"
+            + " VmRSS <= %.0f MB: %.0f MB, %s",
+        target,
         path.jdk(),
+        path.jdk() >= 25 ? "AOT cache" : "AppCDS",
         ms,
-        ms <= TARGET_MS
-            ? "met"
-            : String.format(
-                "missed by %,.0f ms (%.0f %%)", ms - TARGET_MS, 100 * (ms / TARGET_MS - 1)));
+        missedBy(ms, target, "ms"),
+        RSS_BEFORE_MB,
+        rssMb,
+        missedBy(rssMb, RSS_BEFORE_MB, "MB"));
+  }
+
+  private static String missedBy(double value, double target, String unit) {
+    return value <= target
+        ? "met"
+        : String.format(
+            "missed by %,.1f %s (%.0f %%)", value - target, unit, 100 * (value / target - 1));
+  }
+
+  /**
+   * {@code run-once} with nothing due against the JDBC floor on the same JDK: medians, and the
+   * median of the rounds' paired ratios (the two ran minutes apart at most, in the same round).
+   */
+  private void runOnceTable(Map<LaunchPath, List<Start>> starts) {
+    report.line(
+        "\n| JDK | run-once, start to exit (ms) | median | JDBC floor, start to exit (ms) | median"
+            + " | run-once / floor (median of paired ratios) |");
+    report.line("|---|---|---:|---|---:|---:|");
+    List<String> verdicts = new ArrayList<>();
+    for (var e : starts.entrySet()) {
+      LaunchPath once = e.getKey();
+      if (once.how() != How.RUN_ONCE) {
+        continue;
+      }
+      List<Start> o = e.getValue();
+      List<Start> f =
+          starts.entrySet().stream()
+              .filter(x -> x.getKey().jdk() == once.jdk() && x.getKey().how() == How.JDBC)
+              .findFirst()
+              .map(Map.Entry::getValue)
+              .orElse(List.of());
+      if (f.size() != o.size()) {
+        continue;
+      }
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < o.size(); i++) {
+        ratios.add(o.get(i).millis() / f.get(i).millis());
+      }
+      double om = BenchReport.median(o.stream().map(Start::millis).toList());
+      double fm = BenchReport.median(f.stream().map(Start::millis).toList());
+      double ratio = BenchReport.median(ratios);
+      report.line(
+          String.format(
+              "| %d | %s | %,.0f | %s | %,.0f | %.1f× |",
+              once.jdk(),
+              String.join(" · ", o.stream().map(x -> String.format("%,.0f", x.millis())).toList()),
+              om,
+              String.join(" · ", f.stream().map(x -> String.format("%,.0f", x.millis())).toList()),
+              fm,
+              ratio));
+      if (once.jdk() >= 25) {
+        verdicts.add(
+            String.format(
+                "target: run-once (nothing due) start to exit <= %,.0f ms on Java %d: %,.0f ms, %s",
+                TARGET_RUN_ONCE_MS, once.jdk(), om, missedBy(om, TARGET_RUN_ONCE_MS, "ms")));
+      }
+      verdicts.add(
+          String.format(
+              "target: run-once <= %.0f × the JDBC floor on Java %d: %.1f×, %s",
+              TARGET_RUN_ONCE_FLOORS,
+              once.jdk(),
+              ratio,
+              missedBy(ratio, TARGET_RUN_ONCE_FLOORS, "×")));
+    }
+    verdicts.forEach(report::line);
   }
 
   /** {@code bin/reaper prepare} with that java: unpacks the jars and trains their caches once. */
