@@ -39,4 +39,34 @@ public record ConferenceSession(
     participants = participants == null ? List.of() : List.copyOf(participants);
     activeRecordingIds = activeRecordingIds == null ? List.of() : List.copyOf(activeRecordingIds);
   }
+
+  /** The same row with no poison backoff: what "due" means for backlogs, explain and end. */
+  public ConferenceSession withoutBackoff() {
+    return with(startedAt, null);
+  }
+
+  /** The same row started at {@code startedAt} (an operator's stated start), with no backoff. */
+  public ConferenceSession withStartedAtAndNoBackoff(@Nullable Instant startedAt) {
+    return with(startedAt, null);
+  }
+
+  private ConferenceSession with(@Nullable Instant start, @Nullable Instant nextAttemptAt) {
+    return new ConferenceSession(
+        id,
+        chatId,
+        dealId,
+        tenantId,
+        mediaType,
+        status,
+        startedByUserId,
+        createdAt,
+        start,
+        lastActivityAt,
+        activeParticipantCount,
+        peakParticipantCount,
+        participants,
+        latestRecordingId,
+        activeRecordingIds,
+        nextAttemptAt);
+  }
 }

@@ -69,7 +69,7 @@ public final class ManualEnd {
       }
     }
     ConferenceSession s =
-        withStart(row, choice.startedAt() != null ? choice.startedAt() : rowStart);
+        row.withStartedAtAndNoBackoff(choice.startedAt() != null ? choice.startedAt() : rowStart);
     List<String> skipped = new ArrayList<>();
     for (Phase phase : Phase.values()) {
       Decision d = ReaperDecision.decide(phase, s, asOf, options);
@@ -133,26 +133,5 @@ public final class ManualEnd {
       }
     }
     return false;
-  }
-
-  /** The row as the reaper reads it now: no backoff (the operator acts now), the start given. */
-  private static ConferenceSession withStart(ConferenceSession s, @Nullable Instant startedAt) {
-    return new ConferenceSession(
-        s.id(),
-        s.chatId(),
-        s.dealId(),
-        s.tenantId(),
-        s.mediaType(),
-        s.status(),
-        s.startedByUserId(),
-        s.createdAt(),
-        startedAt,
-        s.lastActivityAt(),
-        s.activeParticipantCount(),
-        s.peakParticipantCount(),
-        s.participants(),
-        s.latestRecordingId(),
-        s.activeRecordingIds(),
-        null);
   }
 }

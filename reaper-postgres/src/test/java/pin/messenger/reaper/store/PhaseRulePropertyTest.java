@@ -168,27 +168,6 @@ class PhaseRulePropertyTest {
     return !(ReaperDecision.decide(phase, s, AS_OF, OPTIONS) instanceof Decision.Skip);
   }
 
-  /** The same row without a poison backoff: what "due" (backlog, explain) means. */
-  static ConferenceSession withoutBackoff(ConferenceSession s) {
-    return new ConferenceSession(
-        s.id(),
-        s.chatId(),
-        s.dealId(),
-        s.tenantId(),
-        s.mediaType(),
-        s.status(),
-        s.startedByUserId(),
-        s.createdAt(),
-        s.startedAt(),
-        s.lastActivityAt(),
-        s.activeParticipantCount(),
-        s.peakParticipantCount(),
-        s.participants(),
-        s.latestRecordingId(),
-        s.activeRecordingIds(),
-        null);
-  }
-
   @ParameterizedTest
   @EnumSource(Phase.class)
   void the_claim_takes_exactly_the_rows_the_decision_does_not_skip_in_claim_order(Phase phase)
@@ -217,7 +196,7 @@ class PhaseRulePropertyTest {
   @EnumSource(Phase.class)
   void the_backlog_counts_exactly_the_rows_the_decision_finds_due(Phase phase) {
     List<ConferenceSession> due =
-        sessions.stream().filter(s -> javaSelects(phase, withoutBackoff(s))).toList();
+        sessions.stream().filter(s -> javaSelects(phase, s.withoutBackoff())).toList();
 
     Backlog.PhaseBacklog backlog =
         new PostgresReaperStore(db.dataSource()).backlog(AS_OF, OPTIONS).phase(phase);
@@ -253,11 +232,11 @@ class PhaseRulePropertyTest {
     }
     List<UUID> expected =
         sessions.stream()
-            .filter(s -> javaSelects(phase, withoutBackoff(s)))
+            .filter(s -> javaSelects(phase, s.withoutBackoff()))
             .map(ConferenceSession::id)
             .toList();
 
-    assertAgree(phase, "explain", matched, expected, s -> javaSelects(phase, withoutBackoff(s)));
+    assertAgree(phase, "explain", matched, expected, s -> javaSelects(phase, s.withoutBackoff()));
   }
 
   /**
