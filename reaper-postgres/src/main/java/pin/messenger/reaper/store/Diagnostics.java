@@ -154,13 +154,14 @@ public final class Diagnostics {
     out.put("activeBacklog", backlog.total());
     out.put("schedule", schedule(asOf, options));
     try (Connection c = dataSource.getConnection()) {
-      List<Map<String, Object>> holders = rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
+      List<Map<String, Object>> holders =
+          Jdbc.rows(c, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
       out.put("runLock", holders.isEmpty() ? null : holders.get(0));
       out.put("runners", Runners.list(c));
       out.put("pauses", Pauses.read(c).activeAt(asOf));
-      out.put("poisonCount", rows(c, POISON_COUNT).get(0).get("count"));
-      out.put("poison", rows(c, POISON, 20));
-      out.put("delivery", rows(c, DELIVERY).get(0));
+      out.put("poisonCount", Jdbc.rows(c, POISON_COUNT).get(0).get("count"));
+      out.put("poison", Jdbc.rows(c, POISON, 20));
+      out.put("delivery", Jdbc.rows(c, DELIVERY).get(0));
     }
     return out;
   }
@@ -210,7 +211,7 @@ public final class Diagnostics {
     Map<String, Object> matches;
     PauseState pauses;
     try (Connection c = dataSource.getConnection()) {
-      List<Map<String, Object>> found = rows(c, SESSION, id);
+      List<Map<String, Object>> found = Jdbc.rows(c, SESSION, id);
       if (found.isEmpty()) {
         return null;
       }
@@ -220,7 +221,7 @@ public final class Diagnostics {
         params.add(Jdbc.ts(phase.cutoff(asOf, options)));
       }
       params.add(id);
-      matches = rows(c, PHASE_MATCH_SQL, params.toArray()).get(0);
+      matches = Jdbc.rows(c, PHASE_MATCH_SQL, params.toArray()).get(0);
       pauses = Pauses.read(c);
     }
     Map<String, Object> out = new LinkedHashMap<>();
@@ -251,9 +252,9 @@ public final class Diagnostics {
     try (Connection c = dataSource.getConnection()) {
       out.put(
           "integrationOutbox",
-          rows(c, OUTBOX_OF, String.valueOf(row.get("deal_id")), id.toString()));
-      out.put("realtimeOutbox", rows(c, REALTIME_OF, id));
-      out.put("recorderStopRequests", rows(c, STOPS_OF, id));
+          Jdbc.rows(c, OUTBOX_OF, String.valueOf(row.get("deal_id")), id.toString()));
+      out.put("realtimeOutbox", Jdbc.rows(c, REALTIME_OF, id));
+      out.put("recorderStopRequests", Jdbc.rows(c, STOPS_OF, id));
     }
     return out;
   }
@@ -359,7 +360,7 @@ public final class Diagnostics {
       List<Map<String, Object>> blockers = List.of();
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(250);
       while (!free.isDone() && System.nanoTime() < deadline) {
-        blockers = rows(observer, BLOCKERS, pid);
+        blockers = Jdbc.rows(observer, BLOCKERS, pid);
         if (!blockers.isEmpty()) {
           break;
         }
@@ -392,31 +393,6 @@ public final class Diagnostics {
     } catch (TimeoutException e) {
       tryLock.cancel();
       return free.get(5, TimeUnit.SECONDS);
-    }
-  }
-
-  static List<Map<String, Object>> rows(Connection c, String sql, @Nullable Object... params)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      List<Map<String, Object>> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        int n = rs.getMetaData().getColumnCount();
-        while (rs.next()) {
-          Map<String, Object> m = new LinkedHashMap<>();
-          for (int i = 1; i <= n; i++) {
-            Object v = rs.getObject(i);
-            if (v instanceof java.sql.Timestamp) {
-              v = rs.getObject(i, java.time.OffsetDateTime.class).toInstant();
-            }
-            m.put(rs.getMetaData().getColumnLabel(i), v);
-          }
-          out.add(m);
-        }
-      }
-      return out;
     }
   }
 }

@@ -2,18 +2,23 @@ package pin.messenger.reaper.store;
 
 import java.sql.Array;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * JDBC helpers shared by the store's classes: parameter and column conversions, error
+ * JDBC helpers shared by the store's classes: parameter and column conversions, reading rows, error
  * classification, and ending a connection. No SQL text: each class owns the SQL of its table
  * access.
  */
@@ -144,5 +149,35 @@ final class Jdbc {
       return new java.util.ArrayList<>(list);
     }
     return List.of();
+  }
+
+  /**
+   * Every row of a query as a column map in the statement's column order, timestamps as {@link
+   * Instant}: for answers whose columns are the table's own (explain's session row, the operator
+   * documents).
+   */
+  static List<Map<String, Object>> rows(Connection c, String sql, @Nullable Object... params)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      List<Map<String, Object>> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          for (int i = 1; i <= n; i++) {
+            Object v = rs.getObject(i);
+            if (v instanceof Timestamp) {
+              v = rs.getObject(i, OffsetDateTime.class).toInstant();
+            }
+            m.put(rs.getMetaData().getColumnLabel(i), v);
+          }
+          out.add(m);
+        }
+      }
+      return out;
+    }
   }
 }

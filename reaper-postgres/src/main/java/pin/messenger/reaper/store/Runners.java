@@ -159,7 +159,7 @@ public final class Runners {
 
   /** Every runner's row for {@code status}, live first; {@code paused_phases} as a list. */
   static List<Map<String, Object>> list(Connection c) throws SQLException {
-    List<Map<String, Object>> rows = Diagnostics.rows(c, LIST);
+    List<Map<String, Object>> rows = Jdbc.rows(c, LIST);
     for (Map<String, Object> r : rows) {
       r.put("paused_phases", Jdbc.jsonList(r.get("paused_phases")));
     }
