@@ -97,9 +97,9 @@ class LeastPrivilegeTest {
     assertThat(result.provisionFailed()).isEqualTo(1);
     assertThat(result.failed()).isEqualTo(1);
     assertThat(SchemaVerifier.missing(worker)).isEmpty();
-    Map<String, Object> status =
-        new Diagnostics(worker, store).status(asOf, ConferenceRoomReaperOptions.defaults());
-    assertThat(status.get("poisonCount")).isEqualTo(1L);
+    StatusReport.Status status =
+        new StatusReport(worker, store).read(asOf, ConferenceRoomReaperOptions.defaults());
+    assertThat(status.poisonCount()).isEqualTo(1L);
     try (OutboxRelay relay =
         new OutboxRelay(worker, () -> null, RelayOptions.defaults(), DeliveryObserver.NONE)) {
       assertThat(relay.stats().pending()).isEqualTo(1);

@@ -1,5 +1,8 @@
 package pin.messenger.reaper.store;
 
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.RecordComponent;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -179,5 +183,62 @@ final class Jdbc {
       }
       return out;
     }
+  }
+
+  /**
+   * Every row of a query as a record, one column per component in the same order, found by the
+   * component's name in snake case ({@code xactStart} reads {@code xact_start}), much as Spring's
+   * {@code DataClassRowMapper} does: {@link Instant} from a timestamp, a {@link List} from a JSON
+   * array (text or jsonb), anything else as the driver converts it. A record the statement does not
+   * fit fails here, at its first row.
+   */
+  static <R extends Record> List<R> records(
+      Connection c, Class<R> type, String sql, @Nullable Object... params) throws SQLException {
+    RecordComponent[] components = type.getRecordComponents();
+    Class<?>[] types =
+        Arrays.stream(components).map(RecordComponent::getType).toArray(Class[]::new);
+    Constructor<R> constructor;
+    try {
+      constructor = type.getDeclaredConstructor(types);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException(type + " has no canonical constructor", e);
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      List<R> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          @Nullable Object[] values = new Object[components.length];
+          for (int i = 0; i < components.length; i++) {
+            values[i] = column(rs, snakeCase(components[i].getName()), types[i]);
+          }
+          try {
+            out.add(constructor.newInstance(values));
+          } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
+          }
+        }
+      }
+      return out;
+    }
+  }
+
+  private static @Nullable Object column(ResultSet rs, String column, Class<?> type)
+      throws SQLException {
+    if (type == Instant.class) {
+      return instant(rs, column);
+    }
+    if (type == List.class) {
+      return jsonList(rs.getObject(column));
+    }
+    Class<?> boxed = type.isPrimitive() ? MethodType.methodType(type).wrap().returnType() : type;
+    return rs.getObject(column, boxed);
+  }
+
+  /** {@code xactStart} → {@code xact_start}: the column a record component reads. */
+  static String snakeCase(String name) {
+    return name.replaceAll("([A-Z])", "_$1").toLowerCase(Locale.ROOT);
   }
 }
