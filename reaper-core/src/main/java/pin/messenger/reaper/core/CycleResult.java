@@ -29,36 +29,6 @@ public record CycleResult(
     boolean dryRun,
     int pausedPhases) {
 
-  // Repeats the components on purpose: a source-compatible constructor for callers from before
-  // pausedPhases; it only delegates with 0.
-  /** A cycle that paused no phase. */
-  public CycleResult(
-      String jobRunId,
-      Instant asOf,
-      boolean lockAcquired,
-      int emptyTimeout,
-      int provisionFailed,
-      int staleTimeout,
-      int skippedLocked,
-      int failed,
-      int raceLost,
-      long durationMs,
-      boolean dryRun) {
-    this(
-        jobRunId,
-        asOf,
-        lockAcquired,
-        emptyTimeout,
-        provisionFailed,
-        staleTimeout,
-        skippedLocked,
-        failed,
-        raceLost,
-        durationMs,
-        dryRun,
-        0);
-  }
-
   public int reaped() {
     return emptyTimeout + provisionFailed + staleTimeout;
   }
