@@ -95,7 +95,7 @@ class LeastPrivilegeTest {
 
     assertThat(result.emptyTimeout()).isEqualTo(1);
     assertThat(result.provisionFailed()).isEqualTo(1);
-    assertThat(result.failed()).isEqualTo(1);
+    assertThat(result.poisoned()).isEqualTo(1);
     assertThat(SchemaVerifier.missing(worker)).isEmpty();
     StatusReport.Status status =
         new StatusReport(worker, store).read(asOf, ConferenceRoomReaperOptions.defaults());
