@@ -127,7 +127,7 @@ final class DatabaseGauges implements AutoCloseable {
    */
   private void readRunners() {
     try {
-      liveRunners = new Runners(dataSource).count()[0];
+      liveRunners = new Runners(dataSource).count().live();
     } catch (Exception e) {
       log.atDebug().addKeyValue("reason", String.valueOf(e.getMessage())).log("runners not read");
     }

@@ -225,6 +225,6 @@ class LeastPrivilegeTest {
                 List.of(),
                 null),
             Duration.ofDays(1));
-    assertThat(new Runners(worker).count()[0]).isEqualTo(1);
+    assertThat(new Runners(worker).count().live()).isEqualTo(1);
   }
 }

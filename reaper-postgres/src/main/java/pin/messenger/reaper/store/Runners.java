@@ -147,14 +147,17 @@ public final class Runners {
     }
   }
 
-  /** Live and silent runners now: {@code [live, silent]}. */
-  public long[] count() throws SQLException {
+  /** How many runners are live, and how many silent (neither live nor stopped). */
+  public record Count(long live, long silent) {}
+
+  /** Live and silent runners now. */
+  public Count count() throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(COUNT)) {
       ps.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new long[] {rs.getLong("live"), rs.getLong("silent")};
+        return new Count(rs.getLong("live"), rs.getLong("silent"));
       }
     }
   }
