@@ -80,7 +80,7 @@ final class DatabaseGauges implements AutoCloseable {
     if (executor != null) {
       return;
     }
-    // Thread factory like ReaperLoop's on purpose, but a daemon: gauges never keep the JVM up.
+    // A daemon thread: the gauges never keep the JVM up.
     executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {

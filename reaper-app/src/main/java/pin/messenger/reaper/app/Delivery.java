@@ -55,7 +55,6 @@ public final class Delivery implements ReaperObserver, DisposableBean {
       RecorderOptions recorderOptions,
       Clock clock,
       @Nullable Runnable topicCheck) {
-    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.relay = relay;
     this.recorder = recorder;
     this.clock = clock;
@@ -227,7 +226,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   @Override
   public void destroy() {
     stop();
-    // Null checks mirror start() on purpose: each loop exists only when its delivery is on.
+    // Each loop exists only when its delivery is on.
     if (relayLoop != null) {
       relayLoop.close();
     }

@@ -176,8 +176,7 @@ final class StatusCommand {
               dash(p.reaperNextAttemptAt()),
               p.reaperLastError()));
     }
-    // One String.format per row on purpose: each row has its own trailing note; the columns match
-    // the header line.
+    // Each row has its own trailing note; the columns match the header line.
     StatusReport.DeliveryBacklog d = s.delivery();
     b.append('\n')
         .append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));

@@ -118,8 +118,6 @@ public final class OperatorActions {
       """;
 
   /** Back to pending with their id (the {@code Idempotency-Key}) unchanged, from attempt 0. */
-  // Same shape as REQUEUE_QUARANTINED on purpose: SQL stays visible per table (style 5); the
-  // columns that mark the end state differ.
   static final String REQUEUE_GIVEN_UP =
       """
       UPDATE messenger.recorder_stop_requests
