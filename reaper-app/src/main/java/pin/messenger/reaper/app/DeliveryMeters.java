@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import pin.messenger.reaper.delivery.DeliveryObserver;
+import pin.messenger.reaper.store.Diagnostics;
 
 /**
  * The meters of delivery after commit: what the Kafka relay published, refused and quarantined,
@@ -102,7 +103,7 @@ final class DeliveryMeters implements DeliveryObserver {
 
   private static void tableGauges(
       MeterRegistry registry, DatabaseGauges database, Delivery delivery, Clock clock) {
-    Supplier<DatabaseGauges.TableState> state = SnapshotGauges.tables(database);
+    Supplier<Diagnostics.DeliveryBacklog> state = SnapshotGauges.tables(database);
     // Only where this process delivers: a worker that is not meant to relay reports no outbox
     // figures (NaN), so the outbox alerts fire on the relaying instances only.
     boolean relaying = delivery.relay() != null;

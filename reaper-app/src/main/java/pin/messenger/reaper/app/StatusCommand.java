@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.PauseState;
+import pin.messenger.reaper.store.Diagnostics;
 import pin.messenger.reaper.store.Explanation;
 import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.store.RowLockProbe;
@@ -177,7 +178,7 @@ final class StatusCommand {
               p.reaperLastError()));
     }
     // Each row has its own trailing note; the columns match the header line.
-    StatusReport.DeliveryBacklog d = s.delivery();
+    Diagnostics.DeliveryBacklog d = s.delivery();
     b.append('\n')
         .append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));
     b.append(

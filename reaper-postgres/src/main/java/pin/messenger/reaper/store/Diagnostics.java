@@ -1,10 +1,20 @@
 package pin.messenger.reaper.store;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.schema.DeliveryTables;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.annotation.JsonNaming;
 
 /**
- * The counts {@code status} ({@link StatusReport}) and the gauges read alike: what waits for
- * delivery, and the poison rows. {@code explain} is {@link Explanation}.
+ * The counts {@code status} ({@link StatusReport}) and the gauges read alike, with one statement
+ * and one reader: what waits for delivery, and the poison rows. {@code explain} is {@link
+ * Explanation}.
  */
 public final class Diagnostics {
   private Diagnostics() {}
@@ -28,4 +38,39 @@ public final class Diagnostics {
           .formatted(
               DeliveryTables.INTEGRATION_OUTBOX.pending(),
               DeliveryTables.RECORDER_STOP_REQUESTS.pending());
+
+  /** One reading of {@link Diagnostics#DELIVERY}: what waits for delivery, and the poison rows. */
+  @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+  public record DeliveryBacklog(
+      long outboxPending,
+      @Nullable Instant outboxOldest,
+      long outboxQuarantined,
+      long recorderPending,
+      @Nullable Instant recorderOldest,
+      long recorderGaveUp,
+      long realtimePending,
+      long poison) {}
+
+  /**
+   * Reads {@link #DELIVERY} once.
+   *
+   * @param timeout the statement's bound ({@link Duration#ZERO}: none)
+   */
+  public static DeliveryBacklog read(Connection c, Duration timeout) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(DELIVERY)) {
+      ps.setQueryTimeout((int) timeout.toSeconds());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new DeliveryBacklog(
+            rs.getLong("outbox_pending"),
+            Jdbc.instant(rs, "outbox_oldest"),
+            rs.getLong("outbox_quarantined"),
+            rs.getLong("recorder_pending"),
+            Jdbc.instant(rs, "recorder_oldest"),
+            rs.getLong("recorder_gave_up"),
+            rs.getLong("realtime_pending"),
+            rs.getLong("poison"));
+      }
+    }
+  }
 }

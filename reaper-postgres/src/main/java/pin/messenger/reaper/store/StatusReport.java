@@ -65,7 +65,7 @@ public final class StatusReport {
       List<PauseState.Pause> pauses,
       long poisonCount,
       List<PoisonRow> poison,
-      DeliveryBacklog delivery) {}
+      Diagnostics.DeliveryBacklog delivery) {}
 
   /** One phase's backlog: rows due now, and since when the oldest of them is due. */
   public record PhaseDue(
@@ -110,18 +110,6 @@ public final class StatusReport {
       @Nullable Instant reaperLastErrorAt,
       @Nullable Instant reaperNextAttemptAt) {}
 
-  /** One reading of {@link Diagnostics#DELIVERY}: what waits for delivery, and the poison rows. */
-  @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-  public record DeliveryBacklog(
-      long outboxPending,
-      @Nullable Instant outboxOldest,
-      long outboxQuarantined,
-      long recorderPending,
-      @Nullable Instant recorderOldest,
-      long recorderGaveUp,
-      long realtimePending,
-      long poison) {}
-
   private final DataSource dataSource;
   private final PostgresReaperStore store;
 
@@ -159,7 +147,7 @@ public final class StatusReport {
           ((Number) Objects.requireNonNull(Jdbc.rows(c, POISON_COUNT).get(0).get("count")))
               .longValue(),
           Jdbc.records(c, PoisonRow.class, POISON, POISON_LISTED),
-          Jdbc.records(c, DeliveryBacklog.class, Diagnostics.DELIVERY).get(0));
+          Diagnostics.read(c, Duration.ZERO));
     }
   }
 
