@@ -186,11 +186,11 @@ final class Jdbc {
   }
 
   /**
-   * Every row of a query as a record, one column per component in the same order, found by the
-   * component's name in snake case ({@code xactStart} reads {@code xact_start}), much as Spring's
-   * {@code DataClassRowMapper} does: {@link Instant} from a timestamp, a {@link List} from a JSON
-   * array (text or jsonb), anything else as the driver converts it. A record the statement does not
-   * fit fails here, at its first row.
+   * Every row of a query as a record, much as Spring's {@code DataClassRowMapper} does: each
+   * component reads the column of its name in snake case ({@code xactStart} reads {@code
+   * xact_start}); {@link Instant} from a timestamp, a {@link List} from a JSON array (text or
+   * jsonb), anything else as the driver converts it. A record the statement does not fit fails at
+   * its first row.
    */
   static <R extends Record> List<R> records(
       Connection c, Class<R> type, String sql, @Nullable Object... params) throws SQLException {
