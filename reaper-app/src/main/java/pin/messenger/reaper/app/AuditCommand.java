@@ -44,7 +44,7 @@ final class AuditCommand {
     return StatusCommand.withContext(
         "audit",
         OperatorCommand.lazily(line.rest()),
-        (ctx, diagnostics, options, clock) -> {
+        (ctx, options, clock) -> {
           List<Map<String, Object>> rows =
               new OperatorActions(ctx.getBean(DataSource.class)).recent(filter);
           return new StatusCommand.Output(

@@ -1,6 +1,8 @@
 package pin.messenger.reaper.app;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -17,6 +19,14 @@ final class CliJson {
   /** One line of JSON: a record's components or a map's entries, in their order. */
   static String write(Object document) {
     return MAPPER.writeValueAsString(document);
+  }
+
+  /**
+   * A record's fields as its JSON document names them, in order, for a human line: {@code {id=…,
+   * occurred_at=…}}.
+   */
+  static Map<String, Object> columns(Record row) {
+    return MAPPER.convertValue(row, new TypeReference<LinkedHashMap<String, Object>>() {});
   }
 
   /**

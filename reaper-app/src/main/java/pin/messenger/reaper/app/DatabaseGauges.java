@@ -1,13 +1,10 @@
 package pin.messenger.reaper.app;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -39,18 +36,8 @@ final class DatabaseGauges implements AutoCloseable {
   /** Server-side bound of each gauge statement. */
   static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(3);
 
-  /** One reading of {@link Diagnostics#DELIVERY}. */
-  record TableState(
-      long outboxPending,
-      @Nullable Instant outboxOldest,
-      long outboxQuarantined,
-      long recorderPending,
-      @Nullable Instant recorderOldest,
-      long recorderGaveUp,
-      long poison) {}
-
   /** The last successful reading and when it was taken. */
-  record Snapshot(Backlog backlog, TableState tables, Instant readAt) {}
+  record Snapshot(Backlog backlog, Diagnostics.DeliveryBacklog tables, Instant readAt) {}
 
   /** The outcome of the last attempt: up or the reason it failed. */
   record Probe(boolean up, Instant at, @Nullable String error) {}
@@ -80,7 +67,7 @@ final class DatabaseGauges implements AutoCloseable {
     if (executor != null) {
       return;
     }
-    // Thread factory like ReaperLoop's on purpose, but a daemon: gauges never keep the JVM up.
+    // A daemon thread: the gauges never keep the JVM up.
     executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -99,7 +86,7 @@ final class DatabaseGauges implements AutoCloseable {
     Instant now = clock.instant();
     try {
       Backlog backlog = store.backlog(now, options);
-      TableState tables = readTableState(dataSource);
+      Diagnostics.DeliveryBacklog tables = readTableState(dataSource);
       last = new Snapshot(backlog, tables, now);
       readRunners();
       Probe before = probe;
@@ -127,7 +114,7 @@ final class DatabaseGauges implements AutoCloseable {
    */
   private void readRunners() {
     try {
-      liveRunners = new Runners(dataSource).count()[0];
+      liveRunners = new Runners(dataSource).count().live();
     } catch (Exception e) {
       log.atDebug().addKeyValue("reason", String.valueOf(e.getMessage())).log("runners not read");
     }
@@ -154,27 +141,10 @@ final class DatabaseGauges implements AutoCloseable {
     return s == null ? Double.NaN : Duration.between(s.readAt(), clock.instant()).toMillis() / 1e3;
   }
 
-  static TableState readTableState(DataSource dataSource) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(Diagnostics.DELIVERY)) {
-      ps.setQueryTimeout((int) STATEMENT_TIMEOUT.toSeconds());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new TableState(
-            rs.getLong("outbox_pending"),
-            instant(rs, "outbox_oldest"),
-            rs.getLong("outbox_quarantined"),
-            rs.getLong("recorder_pending"),
-            instant(rs, "recorder_oldest"),
-            rs.getLong("recorder_gave_up"),
-            rs.getLong("poison"));
-      }
+  static Diagnostics.DeliveryBacklog readTableState(DataSource dataSource) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return Diagnostics.read(c, STATEMENT_TIMEOUT);
     }
-  }
-
-  private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
-    return t == null ? null : t.toInstant();
   }
 
   @Override

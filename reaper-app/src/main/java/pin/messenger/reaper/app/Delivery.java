@@ -55,7 +55,6 @@ public final class Delivery implements ReaperObserver, DisposableBean {
       RecorderOptions recorderOptions,
       Clock clock,
       @Nullable Runnable topicCheck) {
-    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.relay = relay;
     this.recorder = recorder;
     this.clock = clock;
@@ -118,9 +117,9 @@ public final class Delivery implements ReaperObserver, DisposableBean {
    * relay goes on while its steps make progress (published or quarantined rows, or a full batch),
    * so a key whose head row was quarantined sends its next event in the same pass; it stops at the
    * first step that could not reach the broker. Each step reads the clock for its own time (its
-   * lease starts then), so {@code now} only marks the pass's start. Returns published, delivered.
+   * lease starts then), so {@code now} only marks the pass's start.
    */
-  int[] drain(Instant now, Duration budget) throws SQLException {
+  Drained drain(Instant now, Duration budget) throws SQLException {
     long deadline = System.nanoTime() + budget.toNanos();
     CompletableFuture<Integer> delivered =
         recorder == null
@@ -129,7 +128,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
                 () -> drainRecorder(deadline), r -> new Thread(r, "run-once-recorder").start());
     int published = relay == null ? 0 : drainRelay(deadline);
     try {
-      return new int[] {published, delivered.join()};
+      return new Drained(published, delivered.join());
     } catch (CompletionException e) {
       if (e.getCause() instanceof UncheckedSqlException u) {
         throw u.getCause();
@@ -137,6 +136,14 @@ public final class Delivery implements ReaperObserver, DisposableBean {
       throw e;
     }
   }
+
+  /**
+   * What one {@link #drain} pass delivered.
+   *
+   * @param published outbox rows the broker acknowledged
+   * @param recorderStopsDelivered stop requests the recorder accepted
+   */
+  record Drained(int published, int recorderStopsDelivered) {}
 
   private int drainRelay(long deadline) throws SQLException {
     OutboxRelay relay =
@@ -219,7 +226,7 @@ public final class Delivery implements ReaperObserver, DisposableBean {
   @Override
   public void destroy() {
     stop();
-    // Null checks mirror start() on purpose: each loop exists only when its delivery is on.
+    // Each loop exists only when its delivery is on.
     if (relayLoop != null) {
       relayLoop.close();
     }

@@ -58,7 +58,7 @@ final class EndCommand {
     return StatusCommand.withContext(
         "end",
         OperatorCommand.lazily(line.rest()),
-        (ctx, diagnostics, options, clock) -> {
+        (ctx, options, clock) -> {
           Request request = new Request("end", actor, clock.instant(), reason, arguments, true);
           Outcome outcome =
               new OperatorEnd(ctx.getBean(DataSource.class)).end(request, id, choice, options);

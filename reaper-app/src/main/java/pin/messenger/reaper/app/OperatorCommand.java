@@ -153,7 +153,7 @@ final class OperatorCommand {
     return StatusCommand.withContext(
         action,
         lazily(line.rest()),
-        (ctx, diagnostics, options, clock) -> {
+        (ctx, options, clock) -> {
           Clock c = clock;
           Outcome outcome =
               act.act(new OperatorActions(ctx.getBean(DataSource.class)), c.instant());

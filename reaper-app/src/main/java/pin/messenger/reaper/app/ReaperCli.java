@@ -324,10 +324,10 @@ public final class ReaperCli {
       delivering.set(delivery);
       if (!dryRun && !stopping.get()) {
         // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
-        int[] delivered =
+        Delivery.Drained drained =
             delivery.drain(
                 clock.instant(), ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
-        document = document.delivered(delivered[0], delivered[1]);
+        document = document.delivered(drained.published(), drained.recorderStopsDelivered());
       }
       json = CliJson.write(document);
     } catch (RuntimeException | java.sql.SQLException e) {

@@ -39,7 +39,7 @@ record RunOnceDocument(
         r.provisionFailed(),
         r.staleTimeout(),
         r.skippedLocked(),
-        r.failed(),
+        r.poisoned(),
         r.raceLost(),
         r.durationMs(),
         null,

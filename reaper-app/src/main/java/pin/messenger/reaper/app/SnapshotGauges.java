@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
+import pin.messenger.reaper.store.Diagnostics;
 
 /**
  * Gauges over the last {@link DatabaseGauges} snapshot of the tables, shared by {@link
@@ -18,7 +19,7 @@ final class SnapshotGauges {
   private SnapshotGauges() {}
 
   /** The last table state, null before the first successful read. */
-  static Supplier<DatabaseGauges.TableState> tables(DatabaseGauges database) {
+  static Supplier<Diagnostics.DeliveryBacklog> tables(DatabaseGauges database) {
     return () -> database.last() == null ? null : database.last().tables();
   }
 
@@ -28,11 +29,11 @@ final class SnapshotGauges {
       String help,
       @Nullable String unit,
       boolean applies,
-      Supplier<DatabaseGauges.TableState> state,
-      ToDoubleFunction<DatabaseGauges.TableState> value) {
+      Supplier<Diagnostics.DeliveryBacklog> state,
+      ToDoubleFunction<Diagnostics.DeliveryBacklog> value) {
     Supplier<Number> read =
         () -> {
-          DatabaseGauges.TableState t = state.get();
+          Diagnostics.DeliveryBacklog t = state.get();
           return !applies || t == null ? Double.NaN : value.applyAsDouble(t);
         };
     Gauge.Builder<Supplier<Number>> b =

@@ -10,7 +10,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.store.Diagnostics;
+import pin.messenger.reaper.store.Explanation;
 import pin.messenger.reaper.store.PostgresReaperStore;
+import pin.messenger.reaper.store.RowLockProbe;
+import pin.messenger.reaper.store.StatusReport;
 import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
 
 /**
@@ -27,8 +30,11 @@ final class StatusCommand {
     return withContext(
         "status",
         args,
-        (ctx, diagnostics, options, clock) -> {
-          Map<String, Object> status = diagnostics.status(clock.instant(), options);
+        (ctx, options, clock) -> {
+          StatusReport.Status status =
+              new StatusReport(
+                      ctx.getBean(DataSource.class), ctx.getBean(PostgresReaperStore.class))
+                  .read(clock.instant(), options);
           return new Output(0, json ? CliJson.write(status) : humanStatus(status));
         });
   }
@@ -49,8 +55,9 @@ final class StatusCommand {
     return withContext(
         "explain",
         args,
-        (ctx, diagnostics, options, clock) -> {
-          Map<String, Object> explained = diagnostics.explain(id, clock.instant(), options);
+        (ctx, options, clock) -> {
+          Explanation.Explained explained =
+              new Explanation(ctx.getBean(DataSource.class)).explain(id, clock.instant(), options);
           if (explained == null) {
             return new Output(
                 3, json ? CliJson.error("no conference " + id) : "no conference " + id);
@@ -67,8 +74,7 @@ final class StatusCommand {
 
   @FunctionalInterface
   interface Action {
-    Output run(
-        ConfigurableApplicationContext ctx, Diagnostics d, ConferenceRoomReaperOptions o, Clock c)
+    Output run(ConfigurableApplicationContext ctx, ConferenceRoomReaperOptions o, Clock c)
         throws Exception;
   }
 
@@ -85,11 +91,8 @@ final class StatusCommand {
     Output output;
     try (ConfigurableApplicationContext ctx =
         ReaperCli.start(command, all, Map.of(), List.of(), true)) {
-      Diagnostics d =
-          new Diagnostics(ctx.getBean(DataSource.class), ctx.getBean(PostgresReaperStore.class));
       output =
-          action.run(
-              ctx, d, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
+          action.run(ctx, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {
       output = new Output(1, CliJson.error(Failures.report(command, e)));
     } finally {
@@ -101,123 +104,108 @@ final class StatusCommand {
     return output.code();
   }
 
-  // The documents are Diagnostics' untyped maps: every key read here is one Diagnostics always
-  // writes (its tests and the black-box tests read them), so a missing one is a bug that should
-  // fail loudly here rather than be papered over; NullAway cannot see into the maps.
-  @SuppressWarnings({"unchecked", "NullAway"})
-  static String humanSchedule(Map<String, Object> s) {
+  static String humanSchedule(StatusReport.Schedule s) {
     StringBuilder b = new StringBuilder();
-    Map<String, Object> wake = (Map<String, Object>) s.get("nextWakeup");
+    StatusReport.NextWakeup wake = s.nextWakeup();
     b.append("schedule: ")
-        .append(s.get("mode"))
+        .append(s.mode())
         .append(" (polling interval ")
-        .append(s.get("pollingInterval"))
+        .append(s.pollingInterval())
         .append(", coalesce ")
-        .append(s.get("coalesce"))
+        .append(s.coalesce())
         .append(", min gap ")
-        .append(s.get("minGap"))
+        .append(s.minGap())
         .append(")\n");
     b.append(String.format("%-18s %-32s%n", "phase", "next due"));
-    ((Map<String, Map<String, Object>>) s.get("nextDue"))
+    s.nextDue()
         .forEach(
             (phase, p) ->
                 b.append(
                     String.format(
                         "%-18s %-32s%s%n",
-                        phase,
-                        dash(p.get("at")),
-                        Boolean.TRUE.equals(p.get("paused")) ? " (paused: not woken for)" : "")));
+                        phase, dash(p.at()), p.paused() ? " (paused: not woken for)" : "")));
     b.append("next wake-up (for a cycle starting now): ")
-        .append(wake.get("at"))
+        .append(wake.at())
         .append(" in ")
-        .append(wake.get("inSeconds"))
+        .append(wake.inSeconds())
         .append(" s, for ")
-        .append(wake.get("reason"))
+        .append(wake.reason())
         .append("\n\n");
     return b.toString();
   }
 
-  @SuppressWarnings({"unchecked", "NullAway"})
-  static String humanStatus(Map<String, Object> s) {
+  static String humanStatus(StatusReport.Status s) {
     StringBuilder b = new StringBuilder();
-    b.append("conference-room-reaper status at ").append(s.get("asOf")).append("\n\n");
+    b.append("conference-room-reaper status at ").append(s.asOf()).append("\n\n");
     b.append(
         String.format("%-18s %8s  %-32s %10s%n", "phase", "due", "oldest due since", "age (s)"));
-    ((Map<String, Map<String, Object>>) s.get("phases"))
+    s.phases()
         .forEach(
             (phase, p) ->
                 b.append(
                     String.format(
                         "%-18s %8s  %-32s %10s%n",
-                        phase,
-                        p.get("due"),
-                        dash(p.get("oldestDueSince")),
-                        dash(p.get("oldestDueAgeSeconds")))));
-    b.append(String.format("%-18s %8s%n%n", "active backlog", s.get("activeBacklog")));
-    b.append(humanSchedule((Map<String, Object>) s.get("schedule")));
-    Map<String, Object> lock = (Map<String, Object>) s.get("runLock");
+                        phase, p.due(), dash(p.oldestDueSince()), dash(p.oldestDueAgeSeconds()))));
+    b.append(String.format("%-18s %8s%n%n", "active backlog", s.activeBacklog()));
+    b.append(humanSchedule(s.schedule()));
+    StatusReport.RunLockHolder lock = s.runLock();
     b.append("run lock: ")
         .append(
             lock == null
                 ? "free"
                 : "held by pid "
-                    + lock.get("pid")
+                    + lock.pid()
                     + " ("
-                    + lock.get("application_name")
+                    + lock.applicationName()
                     + ", "
-                    + dash(lock.get("client_addr"))
+                    + dash(lock.clientAddr())
                     + ") since "
-                    + lock.get("xact_start")
+                    + lock.xactStart()
                     + ", state "
-                    + lock.get("state"))
+                    + lock.state())
         .append("\n\n");
-    b.append(RunnersView.runners((List<Map<String, Object>>) s.get("runners")));
-    b.append(humanPauses((List<?>) s.get("pauses")));
-    b.append("poison rows: ").append(s.get("poisonCount")).append('\n');
-    for (Map<String, Object> p : (List<Map<String, Object>>) s.get("poison")) {
+    b.append(RunnersView.runners(s.runners()));
+    b.append(humanPauses(s.pauses()));
+    b.append("poison rows: ").append(s.poisonCount()).append('\n');
+    for (StatusReport.PoisonRow p : s.poison()) {
       b.append(
           String.format(
               "  %s  %-12s attempts %-3s next %s%n    %s%n",
-              p.get("id"),
-              p.get("status"),
-              p.get("reaper_attempts"),
-              dash(p.get("reaper_next_attempt_at")),
-              p.get("reaper_last_error")));
+              p.id(),
+              p.status(),
+              p.reaperAttempts(),
+              dash(p.reaperNextAttemptAt()),
+              p.reaperLastError()));
     }
-    // One String.format per row on purpose: each row has its own trailing note; the columns match
-    // the header line.
-    Map<String, Object> d = (Map<String, Object>) s.get("delivery");
+    // Each row has its own trailing note; the columns match the header line.
+    Diagnostics.DeliveryBacklog d = s.delivery();
     b.append('\n')
         .append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));
     b.append(
         String.format(
             "%-26s %8s  %s   (quarantined %s)%n",
-            "kafka outbox",
-            d.get("outbox_pending"),
-            dash(d.get("outbox_oldest")),
-            d.get("outbox_quarantined")));
+            "kafka outbox", d.outboxPending(), dash(d.outboxOldest()), d.outboxQuarantined()));
     b.append(
         String.format(
             "%-26s %8s  %s   (given up %s)%n",
             "recorder stop requests",
-            d.get("recorder_pending"),
-            dash(d.get("recorder_oldest")),
-            d.get("recorder_gave_up")));
+            d.recorderPending(),
+            dash(d.recorderOldest()),
+            d.recorderGaveUp()));
     b.append(
         String.format(
             "%-26s %8s  (dispatched by realtime-dispatch)%n",
-            "realtime outbox", d.get("realtime_pending")));
+            "realtime outbox", d.realtimePending()));
     return b.toString();
   }
 
   /** The pauses in force: every runner skips these phases until they are resumed or end. */
-  static String humanPauses(List<?> pauses) {
-    if (pauses == null || pauses.isEmpty()) {
+  static String humanPauses(List<PauseState.Pause> pauses) {
+    if (pauses.isEmpty()) {
       return "paused: nothing\n\n";
     }
     StringBuilder b = new StringBuilder("paused (bin/reaper resume lifts them):\n");
-    for (Object o : pauses) {
-      PauseState.Pause p = (PauseState.Pause) o;
+    for (PauseState.Pause p : pauses) {
       b.append(
           String.format(
               "  %-18s since %s by %s, %s: %s%n",
@@ -230,10 +218,9 @@ final class StatusCommand {
     return b.append('\n').toString();
   }
 
-  @SuppressWarnings({"unchecked", "NullAway"}) // Diagnostics' untyped map, see humanStatus
-  static String humanExplain(Map<String, Object> e) {
+  static String humanExplain(Explanation.Explained e) {
     StringBuilder b = new StringBuilder();
-    Map<String, Object> s = (Map<String, Object>) e.get("session");
+    Map<String, Object> s = e.session();
     b.append("conference ").append(s.get("id")).append('\n');
     // The explain display order, not SchemaVerifier's list of required columns (a different
     // purpose and order); a column missing from the row prints as a dash.
@@ -257,48 +244,44 @@ final class StatusCommand {
             "reaper_next_attempt_at")) {
       b.append(String.format("  %-26s %s%n", k, dash(s.get(k))));
     }
-    b.append(RunnersView.errorHistory((List<?>) e.get("errorHistory")));
+    b.append(RunnersView.errorHistory(e.errorHistory()));
     b.append("\nphases\n");
-    ((Map<String, Object>) e.get("phases"))
-        .forEach((k, v) -> b.append(String.format("  %-18s %s%n", k, v)));
-    Map<String, Object> lock = (Map<String, Object>) e.get("rowLock");
+    e.phases().forEach((k, v) -> b.append(String.format("  %-18s %s%n", k, v)));
     b.append("\nrow lock: ");
-    if (Boolean.TRUE.equals(lock.get("locked"))) {
+    if (e.rowLock() instanceof RowLockProbe.Unknown unknown) {
+      b.append("unknown (").append(unknown.error()).append(")\n");
+    } else if (e.rowLock() instanceof RowLockProbe.Checked lock && lock.locked()) {
       b.append("HELD");
-      for (Map<String, Object> h : (List<Map<String, Object>>) lock.get("heldBy")) {
+      for (RowLockProbe.Holder h : lock.heldBy()) {
         b.append(
             String.format(
                 "%n  pid %s (%s, %s) in transaction since %s, %s: %s",
-                h.get("pid"),
-                h.get("application_name"),
-                dash(h.get("client_addr")),
-                h.get("xact_start"),
-                h.get("state"),
-                h.get("query")));
+                h.pid(),
+                h.applicationName(),
+                dash(h.clientAddr()),
+                h.xactStart(),
+                h.state(),
+                h.query()));
       }
       b.append('\n');
-    } else if (lock.get("error") != null) {
-      b.append("unknown (").append(lock.get("error")).append(")\n");
     } else {
       b.append("free\n");
     }
-    section(
-        b,
-        "integration outbox (conference-ended)",
-        (List<Map<String, Object>>) e.get("integrationOutbox"));
-    section(b, "realtime outbox", (List<Map<String, Object>>) e.get("realtimeOutbox"));
-    section(b, "recorder stop requests", (List<Map<String, Object>>) e.get("recorderStopRequests"));
+    section(b, "integration outbox (conference-ended)", e.integrationOutbox());
+    section(b, "realtime outbox", e.realtimeOutbox());
+    section(b, "recorder stop requests", e.recorderStopRequests());
     return b.toString();
   }
 
-  private static void section(StringBuilder b, String title, List<Map<String, Object>> rows) {
+  /** Each row as its columns, as {@code explain --json} names them. */
+  private static void section(StringBuilder b, String title, List<? extends Record> rows) {
     b.append('\n')
         .append(title)
         .append(": ")
         .append(rows.isEmpty() ? "none" : rows.size())
         .append('\n');
-    for (Map<String, Object> r : rows) {
-      b.append("  ").append(r).append('\n');
+    for (Record r : rows) {
+      b.append("  ").append(CliJson.columns(r)).append('\n');
     }
   }
 

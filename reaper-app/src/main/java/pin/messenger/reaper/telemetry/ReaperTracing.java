@@ -99,7 +99,7 @@ public final class ReaperTracing implements ReaperObserver, TraceContext {
     span.setAttribute("reaper.provision_failed", r.provisionFailed());
     span.setAttribute("reaper.stale_timeout", r.staleTimeout());
     span.setAttribute("reaper.skipped_locked", r.skippedLocked());
-    span.setAttribute("reaper.failed", r.failed());
+    span.setAttribute("reaper.failed", r.poisoned());
     span.end();
     cycle.remove();
   }

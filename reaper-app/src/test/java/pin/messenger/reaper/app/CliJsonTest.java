@@ -16,7 +16,18 @@ import pin.messenger.reaper.core.CycleResult;
 class CliJsonTest {
   private static final CycleResult RESULT =
       new CycleResult(
-          "run-42", Instant.parse("2025-03-14T23:30:00Z"), true, 3, 5, 7, 11, 13, 17, 1234L, false);
+          "run-42",
+          Instant.parse("2025-03-14T23:30:00Z"),
+          true,
+          3,
+          5,
+          7,
+          11,
+          13,
+          17,
+          1234L,
+          false,
+          0);
 
   @Test
   void run_once_document_has_every_counter_then_the_delivery_figures_in_the_readme_order() {
@@ -34,7 +45,7 @@ class CliJsonTest {
   void run_once_document_without_a_delivery_pass_has_no_delivery_figures() {
     CycleResult dryRun =
         new CycleResult(
-            "run-0", Instant.parse("2025-03-14T00:00:00Z"), false, 0, 0, 0, 0, 0, 0, 0L, true);
+            "run-0", Instant.parse("2025-03-14T00:00:00Z"), false, 0, 0, 0, 0, 0, 0, 0L, true, 0);
 
     DocumentContext doc = JsonPath.parse(CliJson.write(RunOnceDocument.of(dryRun)));
 

@@ -5,7 +5,7 @@ package pin.messenger.reaper.core;
  * as in {@link CycleResult}: claimed rows the re-check found no longer due or the status guard
  * missed.
  */
-public record BatchOutcome(int claimed, int closed, int skippedLocked, int failed, int raceLost) {
+public record BatchOutcome(int claimed, int closed, int skippedLocked, int poisoned, int raceLost) {
   static final BatchOutcome EMPTY = new BatchOutcome(0, 0, 0, 0, 0);
 
   BatchOutcome plus(BatchOutcome o) {
@@ -13,7 +13,7 @@ public record BatchOutcome(int claimed, int closed, int skippedLocked, int faile
         claimed + o.claimed,
         closed + o.closed,
         skippedLocked + o.skippedLocked,
-        failed + o.failed,
+        poisoned + o.poisoned,
         raceLost + o.raceLost);
   }
 }

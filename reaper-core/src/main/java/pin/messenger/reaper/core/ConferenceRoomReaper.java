@@ -175,7 +175,7 @@ public final class ConferenceRoomReaper {
           .addKeyValue("provisionFailed", result.provisionFailed())
           .addKeyValue("staleTimeout", result.staleTimeout())
           .addKeyValue("skippedLocked", result.skippedLocked())
-          .addKeyValue("failed", result.failed())
+          .addKeyValue("failed", result.poisoned())
           .addKeyValue("raceLost", result.raceLost())
           .addKeyValue("durationMs", result.durationMs())
           .addKeyValue("dryRun", dryRun)
@@ -266,7 +266,7 @@ public final class ConferenceRoomReaper {
         outcomes.getOrDefault(Phase.PROVISION_TIMEOUT, BatchOutcome.EMPTY).closed(),
         outcomes.getOrDefault(Phase.STALE_LIVE, BatchOutcome.EMPTY).closed(),
         all.skippedLocked(),
-        all.failed(),
+        all.poisoned(),
         all.raceLost(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
         dryRun,

@@ -7,7 +7,8 @@ import java.time.Instant;
  *
  * @param lockAcquired false when another runner held the run lock and the cycle was skipped
  * @param skippedLocked due rows passed over because another transaction held them
- * @param failed poison rows excluded from their batch
+ * @param poisoned poison rows excluded from their batch (isolated, their error recorded, retried
+ *     after a backoff); {@code failed} in the run-once document, the cycle log line and the span
  * @param raceLost claimed rows neither closed nor poison: the in-transaction re-check ({@link
  *     ReaperDecision}) found them no longer due, or the status guard of the write matched nothing.
  *     Under the row lock both mean a writer changed the row without taking its lock; expected 0
@@ -23,41 +24,11 @@ public record CycleResult(
     int provisionFailed,
     int staleTimeout,
     int skippedLocked,
-    int failed,
+    int poisoned,
     int raceLost,
     long durationMs,
     boolean dryRun,
     int pausedPhases) {
-
-  // Repeats the components on purpose: a source-compatible constructor for callers from before
-  // pausedPhases; it only delegates with 0.
-  /** A cycle that paused no phase. */
-  public CycleResult(
-      String jobRunId,
-      Instant asOf,
-      boolean lockAcquired,
-      int emptyTimeout,
-      int provisionFailed,
-      int staleTimeout,
-      int skippedLocked,
-      int failed,
-      int raceLost,
-      long durationMs,
-      boolean dryRun) {
-    this(
-        jobRunId,
-        asOf,
-        lockAcquired,
-        emptyTimeout,
-        provisionFailed,
-        staleTimeout,
-        skippedLocked,
-        failed,
-        raceLost,
-        durationMs,
-        dryRun,
-        0);
-  }
 
   public int reaped() {
     return emptyTimeout + provisionFailed + staleTimeout;

@@ -181,8 +181,7 @@ final class PhaseRunner {
         });
     for (Transition t : applied.applied()) {
       ConferenceSession s = t.session();
-      // Same key-value shape as the cycle line on purpose: each event is named for what happened
-      // and carries its own ids as fields (style 12).
+      // Named for what happened, with its ids as fields (no personal data).
       log.atInfo()
           .addKeyValue("conferenceId", s.id())
           .addKeyValue("chatId", s.chatId())

@@ -66,7 +66,7 @@ class ConferenceEndedEventTest {
   @Test
   void cycle_result_reaped_is_the_sum_of_the_three_close_counters() {
     CycleResult result =
-        new CycleResult("run", Instant.EPOCH, true, 3, 5, 7, 11, 13, 17, 0L, false);
+        new CycleResult("run", Instant.EPOCH, true, 3, 5, 7, 11, 13, 17, 0L, false, 0);
 
     assertThat(result.reaped()).isEqualTo(15);
   }

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.event.Level;
 import pin.messenger.reaper.schema.DeliveryTables;
 
@@ -92,18 +91,6 @@ public final class DeliveryStore {
                      ORDER BY published_at LIMIT ?)
       """;
 
-  static final String OUTBOX_STATS =
-      """
-      SELECT count(*) FILTER (WHERE %1$s) AS pending,
-             min(occurred_at) FILTER (WHERE %1$s) AS oldest,
-             count(*) FILTER (WHERE published_at IS NULL AND quarantined_at IS NOT NULL) AS quarantined
-        FROM messenger.integration_outbox
-      """
-          .formatted(DeliveryTables.INTEGRATION_OUTBOX.pending());
-
-  /** Pending and quarantined outbox rows, and the oldest pending one's event time. */
-  public record OutboxStats(long pending, @Nullable Instant oldestPending, long quarantined) {}
-
   private final DataSource dataSource;
   private final Duration statementTimeout;
 
@@ -135,24 +122,6 @@ public final class DeliveryStore {
             ps.setObject(1, LeasedRows.ts(before));
             ps.setInt(2, limit);
             return ps.executeUpdate();
-          }
-        });
-  }
-
-  /** Pending work in the outbox, for tests (the gauges and {@code status} read Diagnostics). */
-  OutboxStats outboxStats() throws SQLException {
-    return BoundedTransaction.run(
-        dataSource,
-        statementTimeout,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(OUTBOX_STATS);
-              ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-            return new OutboxStats(
-                rs.getLong("pending"),
-                oldest == null ? null : oldest.toInstant(),
-                rs.getLong("quarantined"));
           }
         });
   }

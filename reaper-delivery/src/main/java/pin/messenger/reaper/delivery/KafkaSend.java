@@ -89,7 +89,6 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
       Clock clock,
       Reachability broker,
       DeliveryTracing tracing) {
-    // Plain field assignments: `duplicates` pairs them with other constructors of the same shape.
     this.producers = producers;
     this.source = source;
     this.sendTimeoutNanos = sendTimeout.toNanos();

@@ -180,12 +180,4 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
     }
     return total;
   }
-
-  /**
-   * Pending work as the outbox holds it, for tests. The gauges and {@code status} read {@code
-   * Diagnostics.DELIVERY} (reaper-postgres) instead; both count by {@code DeliveryTables}' pending.
-   */
-  public DeliveryStore.OutboxStats stats() throws SQLException {
-    return store.outboxStats();
-  }
 }

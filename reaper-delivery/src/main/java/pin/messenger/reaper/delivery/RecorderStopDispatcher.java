@@ -53,8 +53,6 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
     this.call =
         new RecorderCall(
             options, RecorderClient.of(options, clock, new DeliveryTracing(openTelemetry)), clock);
-    // Built like OutboxRelay's on purpose: both wire the shared LeasedDelivery from their own
-    // options and table; only the sender and the lease owner's prefix differ.
     this.delivery =
         new LeasedDelivery<>(
             new DeliveryStore(dataSource, options.statementTimeout())

@@ -84,8 +84,8 @@ public final class TopicCheck {
   public static Findings findings(Admin admin, String topic, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
-      // Two admin calls of the same shape on purpose: each waits only for what is left of the one
-      // deadline, so the whole check stays within `timeout`.
+      // Each admin call waits only for what is left of the one deadline, so the whole check stays
+      // within `timeout`.
       TopicDescription d =
           admin
               .describeTopics(Set.of(topic))

@@ -94,7 +94,7 @@ final class DemoCommand {
                 r.provisionFailed(),
                 r.staleTimeout(),
                 r.skippedLocked(),
-                r.failed(),
+                r.poisoned(),
                 r.durationMs(),
                 r.lockAcquired() ? "" : "  (lock held elsewhere)");
           }

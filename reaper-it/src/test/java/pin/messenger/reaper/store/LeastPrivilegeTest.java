@@ -95,14 +95,17 @@ class LeastPrivilegeTest {
 
     assertThat(result.emptyTimeout()).isEqualTo(1);
     assertThat(result.provisionFailed()).isEqualTo(1);
-    assertThat(result.failed()).isEqualTo(1);
+    assertThat(result.poisoned()).isEqualTo(1);
     assertThat(SchemaVerifier.missing(worker)).isEmpty();
-    Map<String, Object> status =
-        new Diagnostics(worker, store).status(asOf, ConferenceRoomReaperOptions.defaults());
-    assertThat(status.get("poisonCount")).isEqualTo(1L);
+    StatusReport.Status status =
+        new StatusReport(worker, store).read(asOf, ConferenceRoomReaperOptions.defaults());
+    assertThat(status.poisonCount()).isEqualTo(1L);
     try (OutboxRelay relay =
         new OutboxRelay(worker, () -> null, RelayOptions.defaults(), DeliveryObserver.NONE)) {
-      assertThat(relay.stats().pending()).isEqualTo(1);
+      assertThat(
+              ((Number) new Rooms(worker).query(Diagnostics.DELIVERY).get(0).get("outbox_pending"))
+                  .longValue())
+          .isEqualTo(1);
       asOwner.exec(
           "UPDATE messenger.integration_outbox SET published_at = ?",
           Rooms.ts(asOf.minus(Duration.ofDays(8))));
@@ -225,6 +228,6 @@ class LeastPrivilegeTest {
                 List.of(),
                 null),
             Duration.ofDays(1));
-    assertThat(new Runners(worker).count()[0]).isEqualTo(1);
+    assertThat(new Runners(worker).count().live()).isEqualTo(1);
   }
 }

@@ -334,7 +334,6 @@ final class Claims {
   }
 
   /** A claimed row as {@link #CLAIM} returns it. */
-  // One column a line on purpose: the row mapper names every column CLAIM returns, in order.
   static ConferenceSession session(ResultSet rs) throws SQLException {
     return new ConferenceSession(
         Jdbc.uuid(rs, "id"),

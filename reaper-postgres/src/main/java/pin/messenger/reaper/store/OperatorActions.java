@@ -118,8 +118,6 @@ public final class OperatorActions {
       """;
 
   /** Back to pending with their id (the {@code Idempotency-Key}) unchanged, from attempt 0. */
-  // Same shape as REQUEUE_QUARANTINED on purpose: SQL stays visible per table (style 5); the
-  // columns that mark the end state differ.
   static final String REQUEUE_GIVEN_UP =
       """
       UPDATE messenger.recorder_stop_requests
@@ -208,7 +206,7 @@ public final class OperatorActions {
     return act(
         request,
         c -> {
-          List<Map<String, Object>> before = Diagnostics.rows(c, PAUSE_OF, scope);
+          List<Map<String, Object>> before = Jdbc.rows(c, PAUSE_OF, scope);
           Map<String, Object> row = new LinkedHashMap<>();
           row.put("scope", scope);
           row.put("until", until);
@@ -246,7 +244,7 @@ public final class OperatorActions {
             request,
             c -> {
               List<Map<String, Object>> lift = new ArrayList<>();
-              for (Map<String, Object> row : Diagnostics.rows(c, PAUSES)) {
+              for (Map<String, Object> row : Jdbc.rows(c, PAUSES)) {
                 PauseState.Pause p = pause(row);
                 boolean asked = scope == null || scope.equals(p.scope());
                 if (!p.activeAt(request.at())) {
@@ -346,7 +344,7 @@ public final class OperatorActions {
   public Outcome retry(Request request, @Nullable UUID id) throws SQLException {
     return act(
         request,
-        c -> Diagnostics.rows(c, BACKING_OFF, Jdbc.ts(request.at()), id, id),
+        c -> Jdbc.rows(c, BACKING_OFF, Jdbc.ts(request.at()), id, id),
         (c, rows) -> update(c, RETRY, Jdbc.uuidArray(c, ids(rows))),
         id == null ? "no conference is in poison backoff" : null);
   }
@@ -355,7 +353,7 @@ public final class OperatorActions {
   public Outcome requeueQuarantined(Request request, @Nullable Instant since) throws SQLException {
     return act(
         request,
-        c -> Diagnostics.rows(c, QUARANTINED, Jdbc.ts(since)),
+        c -> Jdbc.rows(c, QUARANTINED, Jdbc.ts(since)),
         (c, rows) -> update(c, REQUEUE_QUARANTINED, Jdbc.uuidArray(c, ids(rows))),
         "no quarantined outbox row" + (since == null ? "" : " quarantined since " + since));
   }
@@ -364,7 +362,7 @@ public final class OperatorActions {
   public Outcome requeueGivenUp(Request request, @Nullable Instant since) throws SQLException {
     return act(
         request,
-        c -> Diagnostics.rows(c, GIVEN_UP, Jdbc.ts(since)),
+        c -> Jdbc.rows(c, GIVEN_UP, Jdbc.ts(since)),
         (c, rows) -> update(c, REQUEUE_GIVEN_UP, Jdbc.uuidArray(c, ids(rows))),
         "no given-up recorder stop request" + (since == null ? "" : " given up since " + since));
   }
@@ -382,7 +380,7 @@ public final class OperatorActions {
   public List<Map<String, Object>> recent(AuditFilter filter) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> rows =
-          Diagnostics.rows(
+          Jdbc.rows(
               c,
               RECENT,
               filter.action(),
@@ -424,7 +422,7 @@ public final class OperatorActions {
   /** Why {@code retry <id>} found nothing: no such conference, terminal, or not backing off. */
   public String whyNotRetryable(UUID id, Instant asOf) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      List<Map<String, Object>> found = Diagnostics.rows(c, SESSION_STATE, id);
+      List<Map<String, Object>> found = Jdbc.rows(c, SESSION_STATE, id);
       if (found.isEmpty()) {
         return "no conference " + id;
       }

@@ -1,5 +1,6 @@
 package pin.messenger.reaper.store;
 
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,9 +8,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.annotation.JsonNaming;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -145,24 +147,45 @@ public final class Runners {
     }
   }
 
-  /** Live and silent runners now: {@code [live, silent]}. */
-  public long[] count() throws SQLException {
+  /** How many runners are live, and how many silent (neither live nor stopped). */
+  public record Count(long live, long silent) {}
+
+  /** Live and silent runners now. */
+  public Count count() throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(COUNT)) {
       ps.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new long[] {rs.getLong("live"), rs.getLong("silent")};
+        return new Count(rs.getLong("live"), rs.getLong("silent"));
       }
     }
   }
 
-  /** Every runner's row for {@code status}, live first; {@code paused_phases} as a list. */
-  static List<Map<String, Object>> list(Connection c) throws SQLException {
-    List<Map<String, Object>> rows = Diagnostics.rows(c, LIST);
-    for (Map<String, Object> r : rows) {
-      r.put("paused_phases", Jdbc.jsonList(r.get("paused_phases")));
-    }
-    return rows;
+  /**
+   * A runner's row as {@code status} shows it: {@code state} is {@code live}, {@code silent} or
+   * {@code stopped}; {@code seenSecondsAgo} on the database's clock.
+   */
+  @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+  public record Runner(
+      String instanceId,
+      String host,
+      @Nullable Long pid,
+      String version,
+      Instant startedAt,
+      Instant lastSeenAt,
+      String state,
+      BigDecimal seenSecondsAgo,
+      long silentAfterMs,
+      @Nullable String lastCycleId,
+      @Nullable Instant lastCycleStartedAt,
+      @Nullable Instant lastCycleCompletedAt,
+      @Nullable Boolean lastCycleHeldLock,
+      List<Object> pausedPhases,
+      @Nullable Instant stoppedAt) {}
+
+  /** Every runner's row for {@code status}, live first. */
+  static List<Runner> list(Connection c) throws SQLException {
+    return Jdbc.records(c, Runner.class, LIST);
   }
 }

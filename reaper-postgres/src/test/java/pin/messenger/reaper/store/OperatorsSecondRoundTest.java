@@ -59,19 +59,16 @@ class OperatorsSecondRoundTest extends DatabaseTest {
       t = t.plus(Duration.ofMinutes(20)); // past the backoff cap (15 min)
     }
 
-    Map<String, Object> explained =
-        new Diagnostics(db.dataSource(), new PostgresReaperStore(db.dataSource()))
-            .explain(room.id, t, options);
+    Explanation.Explained explained = new Explanation(db.dataSource()).explain(room.id, t, options);
 
-    List<?> history = (List<?>) explained.get("errorHistory");
+    List<?> history = explained.errorHistory();
     assertThat(history).hasSize(PoisonIsolation.ERROR_HISTORY);
     assertThat(((Map<?, ?>) history.get(0)).get("attempt")).isEqualTo(7);
     assertThat(((Map<?, ?>) history.get(4)).get("attempt")).isEqualTo(3);
     assertThat((String) ((Map<?, ?>) history.get(0)).get("error")).contains("started_at is null");
     assertThat(((Map<?, ?>) history.get(0)).get("at"))
         .isEqualTo(asOf.plus(Duration.ofMinutes(120)).toString());
-    assertThat(((Map<?, ?>) explained.get("session")).containsKey("reaper_error_history"))
-        .isFalse();
+    assertThat(explained.session().containsKey("reaper_error_history")).isFalse();
   }
 
   @Test
@@ -171,14 +168,14 @@ class OperatorsSecondRoundTest extends DatabaseTest {
             + " last_seen_at, silent_after_ms) VALUES ('old', 'h', 'v', now(), now() - interval '2 days', 1000)");
     Thread.sleep(20);
 
-    List<Map<String, Object>> listed;
+    List<Runners.Runner> listed;
     try (var c = db.dataSource().getConnection()) {
       listed = Runners.list(c);
     }
     assertThat(listed)
-        .extracting(r -> r.get("instance_id") + "=" + r.get("state"))
+        .extracting(r -> r.instanceId() + "=" + r.state())
         .containsExactly("a=live", "b=silent", "old=silent", "c=stopped");
-    assertThat(runners.count()).containsExactly(1, 2);
+    assertThat(runners.count()).isEqualTo(new Runners.Count(1, 2));
 
     runners.refresh(row("a", Duration.ofMinutes(5), null), Duration.ofDays(1));
     assertThat(

@@ -225,7 +225,7 @@ class PhaseRulePropertyTest {
       for (ConferenceSession s : sessions) {
         params[params.length - 1] = s.id();
         if (Boolean.TRUE.equals(
-            Diagnostics.rows(c, Diagnostics.PHASE_MATCH_SQL, params).get(0).get(column))) {
+            Jdbc.rows(c, Explanation.PHASE_MATCH_SQL, params).get(0).get(column))) {
           matched.add(s.id());
         }
       }

@@ -54,7 +54,7 @@ class PoisonRowTest extends DatabaseTest {
 
     CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
 
-    assertThat(result.failed()).isEqualTo(1);
+    assertThat(result.poisoned()).isEqualTo(1);
     assertThat(result.emptyTimeout()).isEqualTo(1);
     assertThat(rooms.status(healthy.id)).isEqualTo("Ended");
     Map<String, Object> row = rooms.row(poison.id);
@@ -75,7 +75,7 @@ class PoisonRowTest extends DatabaseTest {
 
     CycleResult result = reaper.dryRun(asOf);
 
-    assertThat(result.failed()).as("the dry run's report").isEqualTo(1);
+    assertThat(result.poisoned()).as("the dry run's report").isEqualTo(1);
     assertThat(reportedFailures).as("item-failed meters and spans").isEmpty();
     assertThat(rooms.row(poison.id).get("reaper_attempts")).isEqualTo(0);
   }
@@ -88,10 +88,10 @@ class PoisonRowTest extends DatabaseTest {
     reaper.runOnce(asOf, Cancellation.NONE);
 
     CycleResult inBackoff = reaper.runOnce(asOf.plusSeconds(10), Cancellation.NONE);
-    assertThat(inBackoff.failed()).isZero();
+    assertThat(inBackoff.poisoned()).isZero();
 
     CycleResult retried = reaper.runOnce(asOf.plusSeconds(30), Cancellation.NONE);
-    assertThat(retried.failed()).isEqualTo(1);
+    assertThat(retried.poisoned()).isEqualTo(1);
     Map<String, Object> row = rooms.row(poison.id);
     assertThat(row.get("reaper_attempts")).isEqualTo(2);
     assertThat(row.get("reaper_next_attempt_at"))
@@ -117,7 +117,7 @@ class PoisonRowTest extends DatabaseTest {
       CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
 
       assertThat(result.emptyTimeout()).isEqualTo(6);
-      assertThat(result.failed()).isEqualTo(1);
+      assertThat(result.poisoned()).isEqualTo(1);
       assertThat(rooms.status(poison.id)).isEqualTo("Active");
       assertThat((String) rooms.row(poison.id).get("reaper_last_error"))
           .contains("23514")
@@ -150,7 +150,7 @@ class PoisonRowTest extends DatabaseTest {
 
     CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
 
-    assertThat(result.failed()).isEqualTo(1);
+    assertThat(result.poisoned()).isEqualTo(1);
     assertThat(rooms.status(future.id)).isEqualTo("Active");
     assertThat((String) rooms.row(future.id).get("reaper_last_error"))
         .contains("started_at")
@@ -191,7 +191,7 @@ class PoisonRowTest extends DatabaseTest {
       CycleResult result = reaper.runOnce(asOf, Cancellation.NONE);
 
       assertThat(result.emptyTimeout()).isEqualTo(20);
-      assertThat(result.failed()).isEqualTo(4);
+      assertThat(result.poisoned()).isEqualTo(4);
       assertThat(reportedFailures)
           .containsExactlyInAnyOrder(nullStart.id, future.id, checked.id, triggered.id);
       assertThat((String) rooms.row(nullStart.id).get("reaper_last_error"))

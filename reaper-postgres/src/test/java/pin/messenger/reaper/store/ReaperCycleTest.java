@@ -75,7 +75,7 @@ class ReaperCycleTest extends DatabaseTest {
 
     assertThat(result.lockAcquired()).isTrue();
     assertThat(result.reaped()).isZero();
-    assertThat(result.failed()).isZero();
+    assertThat(result.poisoned()).isZero();
     assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id"))
         .isEqualTo(before);
     assertThat(outboxRows()).isZero();

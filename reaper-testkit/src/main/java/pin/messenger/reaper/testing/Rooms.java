@@ -158,7 +158,7 @@ public final class Rooms {
     return ((Number) query(sql, params).get(0).values().iterator().next()).longValue();
   }
 
-  // Written apart from Diagnostics' row reader on purpose: the testkit checks product code
+  // Written apart from Jdbc's row reader on purpose: the testkit checks product code
   // independently, so it must not reuse it.
   public List<Map<String, Object>> query(String sql, Object... params) {
     try (Connection c = dataSource.getConnection();

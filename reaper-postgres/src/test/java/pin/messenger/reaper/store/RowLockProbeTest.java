@@ -12,12 +12,17 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.testing.DatabaseTest;
 import pin.messenger.reaper.testing.Rooms;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
 
 /** {@code explain}'s row-lock answer: locked only when another transaction holds the row. */
-class DiagnosticsRowLockTest extends DatabaseTest {
+class RowLockProbeTest extends DatabaseTest {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private Diagnostics diagnostics(javax.sql.DataSource ds) {
-    return new Diagnostics(ds, new PostgresReaperStore(ds));
+  /** The probe's answer as {@code explain --json} writes it. */
+  private Map<String, Object> rowLock(javax.sql.DataSource ds, java.util.UUID id) throws Exception {
+    return JSON.convertValue(
+        new RowLockProbe(ds).probe(id), new TypeReference<Map<String, Object>>() {});
   }
 
   @Test
@@ -25,7 +30,7 @@ class DiagnosticsRowLockTest extends DatabaseTest {
     Rooms.Room room = Rooms.emptyActive(Instant.now().minusSeconds(600));
     rooms.insertAll(List.of(room));
 
-    Map<String, Object> lock = diagnostics(db.dataSource()).rowLock(room.id);
+    Map<String, Object> lock = rowLock(db.dataSource(), room.id);
 
     assertThat(lock).containsEntry("locked", false).containsEntry("heldBy", List.of());
   }
@@ -36,12 +41,12 @@ class DiagnosticsRowLockTest extends DatabaseTest {
     rooms.insertAll(List.of(room));
     try (Connection holder = db.newConnection()) {
       holder.setAutoCommit(false);
-      try (PreparedStatement ps = holder.prepareStatement(Diagnostics.TRY_ROW_LOCK)) {
+      try (PreparedStatement ps = holder.prepareStatement(RowLockProbe.TRY_ROW_LOCK)) {
         ps.setObject(1, room.id);
         ps.executeQuery().close();
       }
 
-      Map<String, Object> lock = diagnostics(db.dataSource()).rowLock(room.id);
+      Map<String, Object> lock = rowLock(db.dataSource(), room.id);
 
       assertThat(lock).containsEntry("locked", true);
       assertThat((List<?>) lock.get("heldBy")).hasSize(1);
@@ -66,7 +71,7 @@ class DiagnosticsRowLockTest extends DatabaseTest {
       reader.setUsername("explain_reader");
       reader.setPassword("r");
 
-      Map<String, Object> lock = diagnostics(reader).rowLock(room.id);
+      Map<String, Object> lock = rowLock(reader, room.id);
 
       assertThat(lock).containsEntry("locked", null);
       assertThat((String) lock.get("error")).contains("permission denied");
