@@ -35,6 +35,15 @@ final class AuditCommand {
       }
     }
     String action = nonBlank(line, "action");
+    if (action != null && !OperatorActions.ACTIONS.contains(action)) {
+      // A typo would otherwise read as "nothing recorded".
+      throw line.usage(
+          "unknown action '"
+              + action
+              + "' (one of "
+              + String.join(", ", OperatorActions.ACTIONS)
+              + ")");
+    }
     String actor = nonBlank(line, "actor");
     String sinceText = line.value("since");
     // Parsed now (against the wall clock) so that a bad --since never starts anything.

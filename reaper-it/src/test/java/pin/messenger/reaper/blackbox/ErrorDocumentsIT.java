@@ -110,6 +110,7 @@ class ErrorDocumentsIT {
         "status --json --bogus | unexpected argument '--bogus'",
         "explain not-a-uuid --json | 'not-a-uuid' is not a conference id",
         "audit --limit x --json | --limit 'x' must be a number",
+        "audit --action pasue --json | unknown action 'pasue' (one of pause, resume, retry,",
         "pause --json --phase bogus --reason x | unknown phase 'bogus'",
         "bogus --json | unknown command 'bogus'",
         "run-once --dry | unexpected argument '--dry'",
