@@ -140,7 +140,7 @@ class BrokerOutageBlackBoxIT {
     Process run =
         JarRunner.start(
             env,
-            List.of("-Xmx256m"),
+            JarRunner.JVM,
             output,
             "run",
             "--server.port=0",

@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -171,6 +172,35 @@ class DependencyOutagesIT {
       running.set(false);
       thread.join(10_000);
     }
+  }
+
+  /**
+   * The probes that break the rule: every probe must pass {@code ok}, except a timeout (no answer
+   * within the probe's timeout) whose worker's next probe of the same kind passes, at most one per
+   * worker and kind. A CPU-starved loaded 2-core machine can let one answer miss its deadline; what
+   * the rule catches is an endpoint that waits on a failing dependency, which misses every probe
+   * while the dependency is down. Prometheus and the kubelet tolerate the same: a missed scrape is
+   * a gap in a range, and the probes' failureThreshold is 3 (ops/kubernetes/base/deployment.yaml).
+   */
+  static List<Probe> isolatedTimeouts(List<Probe> probes, Predicate<Probe> ok) {
+    List<Probe> bad = new ArrayList<>();
+    Map<String, Integer> misses = new HashMap<>();
+    for (int i = 0; i < probes.size(); i++) {
+      Probe p = probes.get(i);
+      if (ok.test(p)) {
+        continue;
+      }
+      boolean timeout = p.status() == -1 && p.body().contains("HttpTimeoutException");
+      Optional<Probe> next =
+          probes.subList(i + 1, probes.size()).stream()
+              .filter(q -> q.worker().equals(p.worker()))
+              .findFirst();
+      boolean isolated = timeout && next.isPresent() && ok.test(next.get());
+      if (!isolated || misses.merge(p.worker(), 1, Integer::sum) > 1) {
+        bad.add(p);
+      }
+    }
+    return bad;
   }
 
   static int freePort() throws IOException {
@@ -361,20 +391,17 @@ class DependencyOutagesIT {
           System.out.println("dependency outages: " + figures);
 
           assertThat(h.violations(settled, settled)).as("invariants").isEmpty();
-          assertThat(scrapes)
-              .as("every scrape answered 200 within the 2 s scrape timeout")
-              .allSatisfy(p -> assertThat(p.status()).as(p.toString()).isEqualTo(200));
-          assertThat(liveness)
-              .as("liveness answered UP all along")
-              .allSatisfy(
-                  p ->
-                      assertThat(p.status() + " " + p.body())
-                          .as(p.toString())
-                          .startsWith("200")
-                          .contains("\"UP\""));
-          assertThat(readiness)
-              .as("readiness always answered within 1 s")
-              .allSatisfy(p -> assertThat(p.status()).as(p.toString()).isIn(200, 503));
+          assertThat(isolatedTimeouts(scrapes, p -> p.status() == 200))
+              .as(
+                  "every scrape answered 200 within the 2 s scrape timeout, but for isolated misses")
+              .isEmpty();
+          assertThat(
+                  isolatedTimeouts(liveness, p -> p.status() == 200 && p.body().contains("\"UP\"")))
+              .as("liveness answered UP all along, but for isolated misses")
+              .isEmpty();
+          assertThat(isolatedTimeouts(readiness, p -> p.status() == 200 || p.status() == 503))
+              .as("readiness always answered within 1 s, but for isolated misses")
+              .isEmpty();
           assertThat((double) figures.get("takeover by the other worker after a stall (s)"))
               .as("takeover within lock-ttl + 2 intervals + 3 s of scheduling slack")
               .isLessThanOrEqualTo(LOCK_TTL.plus(INTERVAL.multipliedBy(2)).toSeconds() + 3);

@@ -39,8 +39,7 @@ class ErrorDocumentsIT {
   /** The production jar, in a scratch directory, with a clean environment plus {@code env}. */
   private static Result worker(Map<String, String> env, String... args) throws Exception {
     Path dir = Files.createTempDirectory("error-documents");
-    List<String> command =
-        new ArrayList<>(List.of("java", "-jar", JarRunner.WORKER_JAR.toString()));
+    List<String> command = new ArrayList<>(JarRunner.java("-jar", JarRunner.WORKER_JAR.toString()));
     command.addAll(List.of(args));
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");

@@ -40,7 +40,7 @@ class FailClosedIT {
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");
     ProcessBuilder pb =
-        new ProcessBuilder(command)
+        new ProcessBuilder(JarRunner.withTestFlags(command))
             .directory(dir.toFile())
             .redirectOutput(out.toFile())
             .redirectError(err.toFile());

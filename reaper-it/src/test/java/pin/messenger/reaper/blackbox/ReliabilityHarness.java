@@ -48,12 +48,10 @@ final class ReliabilityHarness implements AutoCloseable {
   static final Duration SLO_TOLERANCE = Duration.ofSeconds(1);
 
   /**
-   * Start-up flags of the worker JVMs. C1 only and the serial collector: two Spring Boot workers
-   * starting at once on two cores take ~15 s instead of ~40 s; a restarted worker is back sooner.
-   * The worker's behaviour is unchanged.
+   * Start-up flags of the worker JVMs ({@link JarRunner#JVM}): two Spring Boot workers starting at
+   * once on two cores take ~15 s instead of ~40 s; a restarted worker is back sooner.
    */
-  static final List<String> JVM =
-      List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  static final List<String> JVM = JarRunner.JVM;
 
   static final String LOCK_HOLDER =
       """

@@ -210,7 +210,7 @@ class TracingBlackBoxIT {
             ReaperWorker.start(
                 "tracing-export",
                 exporting(receiver),
-                List.of("-Xmx256m"),
+                JarRunner.JVM,
                 List.of("run", "--server.port=" + port, "--reaper.polling-interval=500ms"))) {
       worker.awaitStarted(Duration.ofSeconds(120));
       Room room = rooms.insert(Rooms.emptyActive(Instant.now().minusSeconds(300)));
@@ -271,7 +271,7 @@ class TracingBlackBoxIT {
       JarRunner.Split property =
           JarRunner.runSplit(
               exporting(receiver),
-              List.of("-Xmx256m", "-Dotel.exporter.otlp.traces.protocol=grpc"),
+              JarRunner.jvm("-Dotel.exporter.otlp.traces.protocol=grpc"),
               "run-once");
       refusedWithOneLine(property, "otel.exporter.otlp.traces.protocol");
       documented(property, "otel.exporter.otlp.traces.protocol");
@@ -350,7 +350,7 @@ class TracingBlackBoxIT {
 
   @Test
   void by_default_without_any_collector_trace_context_is_stored_and_sent() throws Exception {
-    Delivered d = runOnceWithDeliveries(Map.of(), List.of("-Xmx256m"));
+    Delivered d = runOnceWithDeliveries(Map.of(), JarRunner.JVM);
 
     assertThat(d.outboxTraceParent()).isNotNull();
     assertThat(d.stopTraceParent()).isNotNull();
@@ -362,14 +362,13 @@ class TracingBlackBoxIT {
 
   @Test
   void otel_sdk_disabled_in_the_environment_stores_and_sends_no_trace_context() throws Exception {
-    assertNoTraceContext(
-        runOnceWithDeliveries(Map.of("OTEL_SDK_DISABLED", "true"), List.of("-Xmx256m")));
+    assertNoTraceContext(runOnceWithDeliveries(Map.of("OTEL_SDK_DISABLED", "true"), JarRunner.JVM));
   }
 
   @Test
   void otel_sdk_disabled_as_a_system_property_stores_and_sends_no_trace_context() throws Exception {
     assertNoTraceContext(
-        runOnceWithDeliveries(Map.of(), List.of("-Xmx256m", "-Dotel.sdk.disabled=true")));
+        runOnceWithDeliveries(Map.of(), JarRunner.jvm("-Dotel.sdk.disabled=true")));
   }
 
   private static void assertNoTraceContext(Delivered d) {
