@@ -240,9 +240,9 @@ class OutboxRelayKafkaTest {
 
   @Test
   void ce_type_is_the_prefix_and_the_event_type_and_a_full_type_is_never_prefixed_twice() {
-    assertThat(KafkaSend.ceType(ConferenceEndedEvent.EVENT_TYPE))
+    assertThat(CloudEventRecord.ceType(ConferenceEndedEvent.EVENT_TYPE))
         .isEqualTo("pin.messenger.conference-ended.v1");
-    assertThat(KafkaSend.ceType("pin.messenger.conference-ended.v1"))
+    assertThat(CloudEventRecord.ceType("pin.messenger.conference-ended.v1"))
         .isEqualTo("pin.messenger.conference-ended.v1");
   }
 
