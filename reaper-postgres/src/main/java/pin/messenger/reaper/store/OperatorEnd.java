@@ -66,7 +66,7 @@ public final class OperatorEnd {
       c.setAutoCommit(false);
       try {
         try (Statement st = c.createStatement()) {
-          st.executeQuery(OperatorActions.LIMITS).close();
+          st.executeQuery(ActionTransaction.LIMITS).close();
         }
         Map<String, Object> before = new LinkedHashMap<>();
         ConferenceSession session = null;
@@ -129,7 +129,7 @@ public final class OperatorEnd {
         rows.remove("conference");
         row.put("written", rows);
         List<Map<String, Object>> changed = new ArrayList<>(List.of(row));
-        long auditId = OperatorActions.audit(c, request, changed);
+        long auditId = AuditTrail.write(c, request, changed);
         c.commit();
         return new Outcome(Result.APPLIED, changed, auditId, "closed as " + end.phase().label());
       } catch (SQLException | RuntimeException e) {
