@@ -47,7 +47,6 @@ public class DeliveryConfiguration {
     RelayOptions relayOptions = options.relay();
     RecorderOptions recorderOptions = options.recorder();
     // Resolved at each call, not now: the meters observe delivery and also read its pending counts.
-    // Fans out call by call like ReaperObserver.all on purpose: a different port (delivery events).
     DeliveryObserver observer =
         new DeliveryObserver() {
           @Override
@@ -100,8 +99,7 @@ public class DeliveryConfiguration {
               "Kafka relay off: spring.kafka.bootstrap-servers is not set; conference-ended events stay in"
                   + " messenger.integration_outbox until a relay publishes them");
     }
-    // Logged like the relay above on purpose: each delivery says once whether it is on, and why
-    // not.
+    // Each delivery says once whether it is on, and why not.
     RecorderStopDispatcher recorder = null;
     if (recorderOptions.enabled()) {
       recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer, tracing);
