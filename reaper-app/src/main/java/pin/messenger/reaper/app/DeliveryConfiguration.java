@@ -29,14 +29,13 @@ import pin.messenger.reaper.delivery.TopicCheck;
  * it used) is excluded in application.properties.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({DeliveryProperties.class, KafkaProperties.class})
+@EnableConfigurationProperties(KafkaProperties.class)
 public class DeliveryConfiguration {
   private static final Logger log = LoggerFactory.getLogger(DeliveryConfiguration.class);
 
   @Bean
   Delivery delivery(
       DataSource dataSource,
-      DeliveryProperties properties,
       Environment environment,
       ObjectProvider<KafkaProperties> kafkaProperties,
       ObjectProvider<DeliveryObserver> observers,
@@ -44,10 +43,10 @@ public class DeliveryConfiguration {
       Clock clock) {
     // The deliveries' spans continue the cycles' trace contexts stored on the rows.
     OpenTelemetry tracing = openTelemetry.getIfUnique(OpenTelemetry::noop);
-    RelayOptions relayOptions = properties.relay().toOptions();
-    RecorderOptions recorderOptions = properties.recorder().toOptions();
+    OptionsBinding options = OptionsBinding.of(environment);
+    RelayOptions relayOptions = options.relay();
+    RecorderOptions recorderOptions = options.recorder();
     // Resolved at each call, not now: the meters observe delivery and also read its pending counts.
-    // Fans out call by call like ReaperObserver.all on purpose: a different port (delivery events).
     DeliveryObserver observer =
         new DeliveryObserver() {
           @Override
@@ -100,8 +99,7 @@ public class DeliveryConfiguration {
               "Kafka relay off: spring.kafka.bootstrap-servers is not set; conference-ended events stay in"
                   + " messenger.integration_outbox until a relay publishes them");
     }
-    // Logged like the relay above on purpose: each delivery says once whether it is on, and why
-    // not.
+    // Each delivery says once whether it is on, and why not.
     RecorderStopDispatcher recorder = null;
     if (recorderOptions.enabled()) {
       recorder = new RecorderStopDispatcher(dataSource, recorderOptions, observer, tracing);

@@ -43,8 +43,9 @@ public class ReaperConfiguration {
   private static final Logger log = LoggerFactory.getLogger(ReaperConfiguration.class);
 
   @Bean
-  ConferenceRoomReaperOptions conferenceRoomReaperOptions(ReaperProperties properties) {
-    ConferenceRoomReaperOptions options = properties.toOptions();
+  ConferenceRoomReaperOptions conferenceRoomReaperOptions(
+      Environment environment, ReaperProperties properties) {
+    ConferenceRoomReaperOptions options = OptionsBinding.of(environment).reaper();
     log.atInfo()
         .addKeyValue("options", options.describe())
         .addKeyValue("schemaMigrate", properties.schema().migrate())

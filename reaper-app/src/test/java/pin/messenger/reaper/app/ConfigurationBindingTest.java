@@ -103,7 +103,7 @@ class ConfigurationBindingTest {
   static final Set<String> APP_ONLY = Set.of("reaper.schema.migrate", "reaper.runners.retention");
 
   @Configuration(proxyBeanMethods = false)
-  @EnableConfigurationProperties({ReaperProperties.class, DeliveryProperties.class})
+  @EnableConfigurationProperties(ReaperProperties.class)
   static class Binding {}
 
   /** What the worker runs with, as ReaperConfiguration and DeliveryConfiguration derive it. */
@@ -113,25 +113,23 @@ class ConfigurationBindingTest {
       RelayOptions relay,
       RecorderOptions recorder) {
     static Bound of(ConfigurableApplicationContext ctx) {
-      ReaperProperties reaper = ctx.getBean(ReaperProperties.class);
-      DeliveryProperties delivery = ctx.getBean(DeliveryProperties.class);
+      OptionsBinding options = OptionsBinding.of(ctx.getEnvironment());
       return new Bound(
-          reaper,
-          reaper.toOptions(),
-          delivery.relay().toOptions(),
-          delivery.recorder().toOptions());
+          ctx.getBean(ReaperProperties.class),
+          options.reaper(),
+          options.relay(),
+          options.recorder());
     }
 
-    /** The options record a property belongs to, and the component name it must land in. */
+    /** The options record a property belongs to, and its path of components there. */
     Map.Entry<Record, String> target(String property) {
-      String rest = property.substring("reaper.".length());
-      if (rest.startsWith("relay.")) {
-        return Map.entry(relay, camel(rest.substring("relay.".length())));
+      if (property.startsWith(OptionsBinding.RELAY + ".")) {
+        return Map.entry(relay, camel(property.substring(OptionsBinding.RELAY.length() + 1)));
       }
-      if (rest.startsWith("recorder.")) {
-        return Map.entry(recorder, camel(rest.substring("recorder.".length())));
+      if (property.startsWith(OptionsBinding.RECORDER + ".")) {
+        return Map.entry(recorder, camel(property.substring(OptionsBinding.RECORDER.length() + 1)));
       }
-      return Map.entry(options, camel(rest));
+      return Map.entry(options, camel(property.substring(OptionsBinding.REAPER.length() + 1)));
     }
   }
 
@@ -175,17 +173,14 @@ class ConfigurationBindingTest {
       assertThat(valueAt(bound, s.property())).as(s.property()).isEqualTo(s.value());
       if (!APP_ONLY.contains(s.property())) {
         Map.Entry<Record, String> t = bound.target(s.property());
-        landed.computeIfAbsent(t.getKey(), k -> new TreeSet<>()).add(component(t).getName());
+        landed.computeIfAbsent(t.getKey(), k -> new TreeSet<>()).add(t.getValue());
       }
     }
     // No options component is left to a constant: each was the landing place of one property.
     for (Record options : List.of(bound.options(), bound.relay(), bound.recorder())) {
       assertThat(landed.get(options))
           .as(options.getClass().getSimpleName() + " components set by a property")
-          .containsExactlyInAnyOrderElementsOf(
-              List.of(options.getClass().getRecordComponents()).stream()
-                  .map(RecordComponent::getName)
-                  .toList());
+          .containsExactlyInAnyOrderElementsOf(leaves("", options.getClass()));
     }
   }
 
@@ -197,25 +192,40 @@ class ConfigurationBindingTest {
     if (property.equals("reaper.runners.retention")) {
       return bound.reaper().runners().retention();
     }
-    RecordComponent c = component(bound.target(property));
+    Map.Entry<Record, String> target = bound.target(property);
+    Object value = target.getKey();
+    for (String name : target.getValue().split("\\.")) {
+      value = read(component(value.getClass(), name), value);
+    }
+    return value;
+  }
+
+  private static RecordComponent component(Class<?> type, String name) {
+    return List.of(type.getRecordComponents()).stream()
+        .filter(c -> c.getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(type.getSimpleName() + " has no component " + name));
+  }
+
+  private static Object read(RecordComponent c, Object record) {
     try {
-      return c.getAccessor().invoke(bound.target(property).getKey());
+      return c.getAccessor().invoke(record);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private static RecordComponent component(Map.Entry<Record, String> target) {
-    return List.of(target.getKey().getClass().getRecordComponents()).stream()
-        // livekit.api-key lands in liveKitApiKey: the same words, another capital.
-        .filter(c -> c.getName().equalsIgnoreCase(target.getValue()))
-        .findFirst()
-        .orElseThrow(
-            () ->
-                new AssertionError(
-                    target.getKey().getClass().getSimpleName()
-                        + " has no component "
-                        + target.getValue()));
+  /** The leaf components of an options record, nested ones as {@code drain.pause}. */
+  private static List<String> leaves(String prefix, Class<?> type) {
+    List<String> out = new ArrayList<>();
+    for (RecordComponent c : type.getRecordComponents()) {
+      if (c.getType().isRecord()) {
+        out.addAll(leaves(prefix + c.getName() + ".", c.getType()));
+      } else {
+        out.add(prefix + c.getName());
+      }
+    }
+    return out;
   }
 
   private static Map<String, String> settings() {
@@ -266,21 +276,23 @@ class ConfigurationBindingTest {
     return property.replace(".", "_").replace("-", "").toUpperCase(Locale.ROOT);
   }
 
-  /** The leaf properties of the binding records, in the kebab case an operator writes. */
+  /** The leaf properties of the bound records, in the kebab case an operator writes. */
   static Set<String> declaredProperties() {
     Set<String> out = new LinkedHashSet<>();
-    for (Class<?> type : List.of(ReaperProperties.class, DeliveryProperties.class)) {
-      String prefix = type.getAnnotation(ConfigurationProperties.class).prefix();
-      collect(prefix, type, out);
-    }
+    collect(
+        ReaperProperties.class.getAnnotation(ConfigurationProperties.class).prefix(),
+        ReaperProperties.class,
+        out);
+    collect(OptionsBinding.REAPER, ConferenceRoomReaperOptions.class, out);
+    collect(OptionsBinding.RELAY, RelayOptions.class, out);
+    collect(OptionsBinding.RECORDER, RecorderOptions.class, out);
     return out;
   }
 
   private static void collect(String prefix, Class<?> type, Set<String> out) {
     for (RecordComponent c : type.getRecordComponents()) {
       String name = prefix + "." + kebab(c.getName());
-      if (c.getType().isRecord()
-          && c.getType().getPackageName().equals(ReaperProperties.class.getPackageName())) {
+      if (c.getType().isRecord()) {
         collect(name, c.getType(), out);
       } else {
         out.add(name);
@@ -289,15 +301,18 @@ class ConfigurationBindingTest {
   }
 
   private static String kebab(String camel) {
-    return camel.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+    return OptionsBinding.kebab(camel);
   }
 
+  /** {@code next-due.min-gap} → {@code nextDue.minGap}: a dot stays, it is a nested record. */
   private static String camel(String kebab) {
     StringBuilder b = new StringBuilder();
     boolean upper = false;
     for (char ch : kebab.toCharArray()) {
-      if (ch == '-' || ch == '.') {
+      if (ch == '-') {
         upper = true;
+      } else if (ch == '.') {
+        b.append(ch);
       } else {
         b.append(upper ? Character.toUpperCase(ch) : ch);
         upper = false;

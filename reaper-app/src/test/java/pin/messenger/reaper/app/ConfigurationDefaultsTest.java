@@ -20,86 +20,83 @@ import pin.messenger.reaper.delivery.RelayOptions;
  */
 class ConfigurationDefaultsTest {
 
-  private static <T> T bindNothing(Class<T> type) {
-    return bind(type, Map.of());
+  private static OptionsBinding bindNothing() {
+    return bind(Map.of());
   }
 
-  private static <T> T bind(Class<T> type, Map<String, String> properties) {
-    return new Binder(new MapConfigurationPropertySource(properties)).bindOrCreate("reaper", type);
+  private static OptionsBinding bind(Map<String, String> properties) {
+    return new OptionsBinding(new Binder(new MapConfigurationPropertySource(properties)));
   }
 
   @Test
   void reaper_binding_with_nothing_set_is_the_core_defaults() {
-    assertThat(bindNothing(ReaperProperties.class).toOptions())
-        .isEqualTo(ConferenceRoomReaperOptions.defaults());
+    assertThat(bindNothing().reaper()).isEqualTo(ConferenceRoomReaperOptions.defaults());
   }
 
   @Test
   void relay_binding_with_nothing_set_is_the_relay_defaults() {
-    DeliveryProperties.Relay relay = bindNothing(DeliveryProperties.class).relay();
-    assertThat(relay.toOptions()).isEqualTo(RelayOptions.defaults());
+    RelayOptions relay = bindNothing().relay();
+    assertThat(relay).isEqualTo(RelayOptions.defaults());
     assertThat(relay.sendTimeout()).isEqualTo(RelayOptions.DEFAULT_SEND_TIMEOUT);
   }
 
   @Test
   void recorder_binding_with_nothing_set_is_the_recorder_defaults_and_off() {
-    RecorderOptions recorder = bindNothing(DeliveryProperties.class).recorder().toOptions();
+    RecorderOptions recorder = bindNothing().recorder();
     assertThat(recorder).isEqualTo(RecorderOptions.defaults(null));
     assertThat(recorder.enabled()).isFalse();
   }
 
   @Test
   void recorder_kind_livekit_binds_its_url_key_and_secret_and_keeps_the_other_defaults() {
+    RecorderOptions d = RecorderOptions.defaults(null);
     RecorderOptions recorder =
-        bind(
-                DeliveryProperties.class,
-                Map.of(
-                    "reaper.recorder.kind", "livekit",
-                    "reaper.recorder.livekit.url", "https://livekit.example.org",
-                    "reaper.recorder.livekit.api-key", "APIkey",
-                    "reaper.recorder.livekit.api-secret",
-                        "a-livekit-api-secret-of-at-least-32-bytes"))
-            .recorder()
-            .toOptions();
+        bind(Map.of(
+                "reaper.recorder.kind", "livekit",
+                "reaper.recorder.livekit.url", "https://livekit.example.org",
+                "reaper.recorder.livekit.api-key", "APIkey",
+                "reaper.recorder.livekit.api-secret", "a-livekit-api-secret-of-at-least-32-bytes"))
+            .recorder();
     assertThat(recorder)
         .isEqualTo(
-            RecorderOptions.defaults(null)
-                .withKind(
-                    RecorderOptions.Kind.LIVEKIT,
+            new RecorderOptions(
+                d.baseUrl(),
+                d.connectTimeout(),
+                d.readTimeout(),
+                d.batchSize(),
+                d.pollInterval(),
+                d.lease(),
+                d.maxAttempts(),
+                d.retryBase(),
+                d.retryCap(),
+                RecorderOptions.Kind.LIVEKIT,
+                new RecorderOptions.LiveKit(
                     URI.create("https://livekit.example.org"),
                     "APIkey",
-                    "a-livekit-api-secret-of-at-least-32-bytes",
-                    null));
+                    "a-livekit-api-secret-of-at-least-32-bytes"),
+                RecorderOptions.Jibri.NONE));
     assertThat(recorder.enabled()).isTrue();
   }
 
   @Test
   void recorder_kind_jibri_binds_its_url() {
     RecorderOptions recorder =
-        bind(
-                DeliveryProperties.class,
-                Map.of(
-                    "reaper.recorder.kind",
-                    "jibri",
-                    "reaper.recorder.jibri.url",
-                    "http://jibri:2222"))
-            .recorder()
-            .toOptions();
+        bind(Map.of(
+                "reaper.recorder.kind", "jibri", "reaper.recorder.jibri.url", "http://jibri:2222"))
+            .recorder();
     assertThat(recorder.kind()).isEqualTo(RecorderOptions.Kind.JIBRI);
-    assertThat(recorder.jibriUrl()).isEqualTo(URI.create("http://jibri:2222"));
+    assertThat(recorder.jibri().url()).isEqualTo(URI.create("http://jibri:2222"));
   }
 
   @Test
   void recorder_kind_livekit_without_its_secret_fails_naming_the_property() {
-    DeliveryProperties.Recorder bound =
+    OptionsBinding bound =
         bind(
-                DeliveryProperties.class,
-                Map.of(
-                    "reaper.recorder.kind", "livekit",
-                    "reaper.recorder.livekit.url", "https://livekit.example.org",
-                    "reaper.recorder.livekit.api-key", "APIkey"))
-            .recorder();
-    assertThatThrownBy(bound::toOptions)
+            Map.of(
+                "reaper.recorder.kind", "livekit",
+                "reaper.recorder.livekit.url", "https://livekit.example.org",
+                "reaper.recorder.livekit.api-key", "APIkey"));
+    assertThatThrownBy(bound::recorder)
         .isInstanceOf(InvalidOptionsException.class)
         .hasMessageContaining("reaper.recorder.livekit.api-secret must be set");
   }
@@ -107,21 +104,17 @@ class ConfigurationDefaultsTest {
   @Test
   void a_set_property_wins_over_the_default_and_the_others_keep_theirs() {
     ConferenceRoomReaperOptions options =
-        bind(
-                ReaperProperties.class,
-                Map.of("reaper.batch-size", "7", "reaper.drain.enabled", "true"))
-            .toOptions();
+        bind(Map.of("reaper.batch-size", "7", "reaper.drain.enabled", "true")).reaper();
     assertThat(options)
         .isEqualTo(
             ConferenceRoomReaperOptions.defaults().toBuilder()
                 .batchSize(7)
                 .drainEnabled(true)
                 .build());
-    DeliveryProperties.Relay relay =
-        bind(DeliveryProperties.class, Map.of("reaper.relay.send-timeout", "5s")).relay();
+    RelayOptions relay = bind(Map.of("reaper.relay.send-timeout", "5s")).relay();
     assertThat(relay.sendTimeout()).isEqualTo(Duration.ofSeconds(5));
     RelayOptions d = RelayOptions.defaults();
-    assertThat(relay.toOptions())
+    assertThat(relay)
         .isEqualTo(
             new RelayOptions(
                 d.batchSize(),
@@ -133,6 +126,7 @@ class ConfigurationDefaultsTest {
                 d.retention(),
                 d.retentionBatch(),
                 d.source(),
-                Duration.ofSeconds(5)));
+                Duration.ofSeconds(5),
+                RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL));
   }
 }

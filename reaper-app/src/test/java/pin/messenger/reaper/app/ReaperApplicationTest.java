@@ -73,7 +73,7 @@ class ReaperApplicationTest {
       ConferenceRoomReaperOptions options = ctx.getBean(ConferenceRoomReaperOptions.class);
       assertThat(options.batchSize()).isEqualTo(7);
       assertThat(options.emptyRoomGrace()).isEqualTo(Duration.ofSeconds(45));
-      assertThat(options.drainEnabled()).isTrue();
+      assertThat(options.drain().enabled()).isTrue();
       assertThat(options.staleLiveTimeout()).isEqualTo(Duration.ofHours(4));
     }
   }

@@ -1,8 +1,16 @@
 package pin.messenger.reaper.core;
 
+import static pin.messenger.reaper.core.OptionChecks.atLeastOneMilli;
+import static pin.messenger.reaper.core.OptionChecks.isPositive;
+import static pin.messenger.reaper.core.OptionChecks.notNegative;
+import static pin.messenger.reaper.core.OptionChecks.shorter;
+import static pin.messenger.reaper.core.OptionChecks.throwIfAny;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The reaper's options ({@code reaper.*}). Immutable and self-validating: construction fails with
@@ -26,20 +34,12 @@ import java.util.List;
  *     default 10 s)
  * @param enabled the CONFERENCE_CALLS_ENABLED flag: when false the worker does not reap ({@code
  *     reaper.enabled})
- * @param drainEnabled keep claiming full batches while the cycle's time allows ({@code
- *     reaper.drain.enabled}, off)
- * @param drainPause pause between two drain batches of a phase ({@code reaper.drain.pause}, default
- *     50 ms)
+ * @param drain drain mode ({@code reaper.drain.*}, beyond the spec, off by default)
  * @param clock whose clock gives each cycle its {@code asOf} ({@code reaper.clock}: {@code system},
  *     the spec's and the default, or {@code database}); see {@link ClockSource}
  * @param schedule when the periodic worker starts its cycles ({@code reaper.schedule}: {@code
  *     next-due}, the default, or {@code fixed}, the spec's tick); see {@link CycleSchedule}
- * @param nextDueCoalesce how long after the earliest due instant the next-due schedule starts the
- *     cycle, so that rooms falling due close together are one cycle ({@code
- *     reaper.next-due.coalesce}, default 200 ms)
- * @param nextDueMinGap the next-due schedule never starts a cycle closer than this to the previous
- *     start ({@code reaper.next-due.min-gap}, default 1 s): at most 60 cycles a minute however many
- *     rooms fall due
+ * @param nextDue the next-due schedule's delays ({@code reaper.next-due.*})
  */
 public record ConferenceRoomReaperOptions(
     Duration pollingInterval,
@@ -51,12 +51,32 @@ public record ConferenceRoomReaperOptions(
     Duration maxRunDuration,
     Duration statementTimeout,
     boolean enabled,
-    boolean drainEnabled,
-    Duration drainPause,
+    Drain drain,
     ClockSource clock,
     Schedule schedule,
-    Duration nextDueCoalesce,
-    Duration nextDueMinGap) {
+    NextDue nextDue) {
+
+  /**
+   * Drain mode ({@code reaper.drain.*}).
+   *
+   * @param enabled keep claiming full batches while the cycle's time allows ({@code
+   *     reaper.drain.enabled}, off)
+   * @param pause pause between two drain batches of a phase ({@code reaper.drain.pause}, default 50
+   *     ms)
+   */
+  public record Drain(boolean enabled, Duration pause) {}
+
+  /**
+   * The next-due schedule's delays ({@code reaper.next-due.*}).
+   *
+   * @param coalesce how long after the earliest due instant the schedule starts the cycle, so that
+   *     rooms falling due close together are one cycle ({@code reaper.next-due.coalesce}, default
+   *     200 ms)
+   * @param minGap the schedule never starts a cycle closer than this to the previous start ({@code
+   *     reaper.next-due.min-gap}, default 1 s): at most 60 cycles a minute however many rooms fall
+   *     due
+   */
+  public record NextDue(Duration coalesce, Duration minGap) {}
 
   public static final Duration DEFAULT_POLLING_INTERVAL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_EMPTY_ROOM_GRACE = Duration.ofSeconds(90);
@@ -73,20 +93,20 @@ public record ConferenceRoomReaperOptions(
   public static final Duration DEFAULT_NEXT_DUE_COALESCE = Duration.ofMillis(200);
   public static final Duration DEFAULT_NEXT_DUE_MIN_GAP = Duration.ofSeconds(1);
 
-  /** PostgreSQL timeouts are whole milliseconds; anything shorter would be read as "no timeout". */
-  private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+  /** Statements of one batch that may each run up to statement-timeout. */
+  static final int STATEMENTS_PER_BATCH = 4;
 
   public ConferenceRoomReaperOptions {
     List<String> errors = new ArrayList<>();
-    positive(errors, "reaper.polling-interval", pollingInterval);
-    positive(errors, "reaper.empty-room-grace", emptyRoomGrace);
-    positive(errors, "reaper.provision-timeout", provisionTimeout);
-    positive(errors, "reaper.stale-live-timeout", staleLiveTimeout);
-    positive(errors, "reaper.lock-ttl", lockTtl);
-    positive(errors, "reaper.max-run-duration", maxRunDuration);
-    positive(errors, "reaper.statement-timeout", statementTimeout);
-    if (drainPause == null || drainPause.isNegative()) {
-      errors.add("reaper.drain.pause must be zero or positive but was " + drainPause);
+    atLeastOneMilli(errors, "reaper.polling-interval", pollingInterval);
+    atLeastOneMilli(errors, "reaper.empty-room-grace", emptyRoomGrace);
+    atLeastOneMilli(errors, "reaper.provision-timeout", provisionTimeout);
+    atLeastOneMilli(errors, "reaper.stale-live-timeout", staleLiveTimeout);
+    atLeastOneMilli(errors, "reaper.lock-ttl", lockTtl);
+    atLeastOneMilli(errors, "reaper.max-run-duration", maxRunDuration);
+    atLeastOneMilli(errors, "reaper.statement-timeout", statementTimeout);
+    if (drain.pause() == null || drain.pause().isNegative()) {
+      errors.add("reaper.drain.pause must be zero or positive but was " + drain.pause());
     }
     if (clock == null) {
       errors.add("reaper.clock is required (system or database) but was null");
@@ -94,8 +114,8 @@ public record ConferenceRoomReaperOptions(
     if (schedule == null) {
       errors.add("reaper.schedule is required (fixed or next-due) but was null");
     }
-    notNegative(errors, "reaper.next-due.coalesce", nextDueCoalesce);
-    notNegative(errors, "reaper.next-due.min-gap", nextDueMinGap);
+    notNegative(errors, "reaper.next-due.coalesce", nextDue.coalesce());
+    notNegative(errors, "reaper.next-due.min-gap", nextDue.minGap());
     if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
       errors.add(
           "reaper.batch-size must be between 1 and " + MAX_BATCH_SIZE + " but was " + batchSize);
@@ -130,9 +150,7 @@ public record ConferenceRoomReaperOptions(
               + ") but was "
               + statementTimeout);
     }
-    if (!errors.isEmpty()) {
-      throw new InvalidOptionsException(errors);
-    }
+    throwIfAny(errors);
   }
 
   /** The shortest of the three windows. */
@@ -144,7 +162,7 @@ public record ConferenceRoomReaperOptions(
         shortest = w;
       }
     }
-    return java.util.Objects.requireNonNull(shortest);
+    return Objects.requireNonNull(shortest);
   }
 
   /**
@@ -155,239 +173,56 @@ public record ConferenceRoomReaperOptions(
    * polling interval. Otherwise such a room may be closed up to {@code polling-interval − window}
    * late — never later than the fixed schedule would close it.
    */
-  public java.util.Optional<String> nextDuePrecisionWarning() {
+  public Optional<String> nextDuePrecisionWarning() {
     if (schedule != Schedule.NEXT_DUE || pollingInterval.compareTo(shortestWindow()) < 0) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    return java.util.Optional.of(
+    return Optional.of(
         "reaper.polling-interval ("
             + pollingInterval
             + ") is not shorter than the shortest window ("
             + shortestWindow()
             + "): under reaper.schedule=next-due a room that falls due less than one polling"
             + " interval after a due read may be closed up to "
-            + pollingInterval.minus(shortestWindow()).plus(nextDueCoalesce)
+            + pollingInterval.minus(shortestWindow()).plus(nextDue.coalesce())
             + " late (polling-interval − window + coalesce); set it below the window to close"
             + " every room within the coalescing delay");
   }
-
-  /** Statements of one batch that may each run up to statement-timeout. */
-  static final int STATEMENTS_PER_BATCH = 4;
 
   /** The spec's defaults. */
   public static ConferenceRoomReaperOptions defaults() {
     return builder().build();
   }
 
-  public static Builder builder() {
-    return new Builder();
+  public static ReaperOptionsBuilder builder() {
+    return new ReaperOptionsBuilder();
   }
 
   /** A copy with other values, for tests and tools. */
-  public Builder toBuilder() {
-    Builder b = new Builder();
-    b.pollingInterval = pollingInterval;
-    b.emptyRoomGrace = emptyRoomGrace;
-    b.provisionTimeout = provisionTimeout;
-    b.staleLiveTimeout = staleLiveTimeout;
-    b.batchSize = batchSize;
-    b.lockTtl = lockTtl;
-    b.maxRunDuration = maxRunDuration;
-    b.statementTimeout = statementTimeout;
-    b.enabled = enabled;
-    b.drainEnabled = drainEnabled;
-    b.drainPause = drainPause;
-    b.clock = clock;
-    b.schedule = schedule;
-    b.nextDueCoalesce = nextDueCoalesce;
-    b.nextDueMinGap = nextDueMinGap;
-    return b;
+  public ReaperOptionsBuilder toBuilder() {
+    return new ReaperOptionsBuilder(this);
   }
 
   /** The effective options, one line, for the start-up log. */
   public String describe() {
-    return "pollingInterval="
-        + pollingInterval
-        + " emptyRoomGrace="
-        + emptyRoomGrace
-        + " provisionTimeout="
-        + provisionTimeout
-        + " staleLiveTimeout="
-        + staleLiveTimeout
-        + " batchSize="
-        + batchSize
-        + " lockTtl="
-        + lockTtl
-        + " maxRunDuration="
-        + maxRunDuration
-        + " statementTimeout="
-        + statementTimeout
-        + " enabled="
-        + enabled
-        + " drainEnabled="
-        + drainEnabled
-        + " drainPause="
-        + drainPause
-        + " clock="
-        + (clock == null ? null : clock.label())
-        + " schedule="
-        + (schedule == null ? null : schedule.label())
-        + " nextDueCoalesce="
-        + nextDueCoalesce
-        + " nextDueMinGap="
-        + nextDueMinGap;
-  }
-
-  private static boolean isPositive(Duration d) {
-    return d != null && !d.isNegative() && !d.isZero();
-  }
-
-  /**
-   * When both are positive (else {@link #positive} names them), {@code value} must be below {@code
-   * bound}.
-   */
-  private static void shorter(
-      List<String> errors, String property, Duration value, String boundProperty, Duration bound) {
-    if (isPositive(value) && isPositive(bound) && value.compareTo(bound) >= 0) {
-      errors.add(
-          property
-              + " must be shorter than "
-              + boundProperty
-              + " ("
-              + bound
-              + ") but was "
-              + value);
-    }
-  }
-
-  private static void notNegative(List<String> errors, String property, Duration value) {
-    if (value == null) {
-      errors.add(property + " is required but was null");
-    } else if (value.isNegative()) {
-      errors.add(property + " must be zero or positive but was " + value);
-    }
-  }
-
-  private static void positive(List<String> errors, String property, Duration value) {
-    if (value == null) {
-      errors.add(property + " is required but was null");
-    } else if (value.compareTo(MIN_TIMEOUT) < 0) {
-      errors.add(property + " must be at least 1ms but was " + value);
-    }
-  }
-
-  /** Builder starting from the defaults. */
-  public static final class Builder {
-    // One field a line, each from its named default: builder boilerplate, nothing shared to
-    // extract.
-    private Duration pollingInterval = DEFAULT_POLLING_INTERVAL;
-    private Duration emptyRoomGrace = DEFAULT_EMPTY_ROOM_GRACE;
-    private Duration provisionTimeout = DEFAULT_PROVISION_TIMEOUT;
-    private Duration staleLiveTimeout = DEFAULT_STALE_LIVE_TIMEOUT;
-    private int batchSize = DEFAULT_BATCH_SIZE;
-    private Duration lockTtl = DEFAULT_LOCK_TTL;
-    private Duration maxRunDuration = DEFAULT_MAX_RUN_DURATION;
-    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
-    private boolean enabled = true;
-    private boolean drainEnabled = false;
-    private Duration drainPause = DEFAULT_DRAIN_PAUSE;
-    private ClockSource clock = DEFAULT_CLOCK;
-    private Schedule schedule = DEFAULT_SCHEDULE;
-    private Duration nextDueCoalesce = DEFAULT_NEXT_DUE_COALESCE;
-    private Duration nextDueMinGap = DEFAULT_NEXT_DUE_MIN_GAP;
-
-    public Builder pollingInterval(Duration v) {
-      pollingInterval = v;
-      return this;
-    }
-
-    public Builder emptyRoomGrace(Duration v) {
-      emptyRoomGrace = v;
-      return this;
-    }
-
-    public Builder provisionTimeout(Duration v) {
-      provisionTimeout = v;
-      return this;
-    }
-
-    public Builder staleLiveTimeout(Duration v) {
-      staleLiveTimeout = v;
-      return this;
-    }
-
-    public Builder batchSize(int v) {
-      batchSize = v;
-      return this;
-    }
-
-    public Builder lockTtl(Duration v) {
-      lockTtl = v;
-      return this;
-    }
-
-    public Builder maxRunDuration(Duration v) {
-      maxRunDuration = v;
-      return this;
-    }
-
-    public Builder statementTimeout(Duration v) {
-      statementTimeout = v;
-      return this;
-    }
-
-    public Builder enabled(boolean v) {
-      enabled = v;
-      return this;
-    }
-
-    public Builder drainEnabled(boolean v) {
-      drainEnabled = v;
-      return this;
-    }
-
-    public Builder drainPause(Duration v) {
-      drainPause = v;
-      return this;
-    }
-
-    public Builder clock(ClockSource v) {
-      clock = v;
-      return this;
-    }
-
-    public Builder schedule(Schedule v) {
-      schedule = v;
-      return this;
-    }
-
-    public Builder nextDueCoalesce(Duration v) {
-      nextDueCoalesce = v;
-      return this;
-    }
-
-    public Builder nextDueMinGap(Duration v) {
-      nextDueMinGap = v;
-      return this;
-    }
-
-    public ConferenceRoomReaperOptions build() {
-      return new ConferenceRoomReaperOptions(
-          pollingInterval,
-          emptyRoomGrace,
-          provisionTimeout,
-          staleLiveTimeout,
-          batchSize,
-          lockTtl,
-          maxRunDuration,
-          statementTimeout,
-          enabled,
-          drainEnabled,
-          drainPause,
-          clock,
-          schedule,
-          nextDueCoalesce,
-          nextDueMinGap);
-    }
+    return String.format(
+        "pollingInterval=%s emptyRoomGrace=%s provisionTimeout=%s staleLiveTimeout=%s batchSize=%d"
+            + " lockTtl=%s maxRunDuration=%s statementTimeout=%s enabled=%s drainEnabled=%s"
+            + " drainPause=%s clock=%s schedule=%s nextDueCoalesce=%s nextDueMinGap=%s",
+        pollingInterval,
+        emptyRoomGrace,
+        provisionTimeout,
+        staleLiveTimeout,
+        batchSize,
+        lockTtl,
+        maxRunDuration,
+        statementTimeout,
+        enabled,
+        drain.enabled(),
+        drain.pause(),
+        clock == null ? null : clock.label(),
+        schedule == null ? null : schedule.label(),
+        nextDue.coalesce(),
+        nextDue.minGap());
   }
 }

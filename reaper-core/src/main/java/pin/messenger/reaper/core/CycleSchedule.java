@@ -51,15 +51,15 @@ public final class CycleSchedule {
         phase = e.getKey();
       }
     }
-    if (earliest == null || !earliest.plus(options.nextDueCoalesce()).isBefore(tick)) {
+    if (earliest == null || !earliest.plus(options.nextDue().coalesce()).isBefore(tick)) {
       return new Wakeup(later(tick, cycleEnd), null, null);
     }
-    Instant at = earliest.plus(options.nextDueCoalesce());
+    Instant at = earliest.plus(options.nextDue().coalesce());
     // The polling interval stays the longest wait: a min gap set longer than it is cut to it.
     Duration minGap =
-        options.nextDueMinGap().compareTo(options.pollingInterval()) > 0
+        options.nextDue().minGap().compareTo(options.pollingInterval()) > 0
             ? options.pollingInterval()
-            : options.nextDueMinGap();
+            : options.nextDue().minGap();
     at = later(at, lastStart.plus(minGap));
     return new Wakeup(later(at, cycleEnd), phase, earliest);
   }

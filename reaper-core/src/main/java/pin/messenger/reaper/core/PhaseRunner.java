@@ -75,10 +75,10 @@ final class PhaseRunner {
         BatchOutcome batch = runBatch(lock, phase, asOf, origin, cancellation, dryRun, after);
         total = total.plus(batch);
         boolean full = batch.claimed() >= options.batchSize();
-        if (!options.drainEnabled() || dryRun || !full || batch.closed() == 0) {
+        if (!options.drain().enabled() || dryRun || !full || batch.closed() == 0) {
           break;
         }
-        pause(options.drainPause(), cancellation, phase);
+        pause(options.drain().pause(), cancellation, phase);
       }
       outcomes.put(phase, total);
     }

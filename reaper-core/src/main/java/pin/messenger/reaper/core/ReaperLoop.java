@@ -89,8 +89,8 @@ public final class ReaperLoop implements AutoCloseable {
     log.atInfo()
         .addKeyValue("pollingInterval", options.pollingInterval())
         .addKeyValue("schedule", options.schedule().label())
-        .addKeyValue("coalesce", options.nextDueCoalesce())
-        .addKeyValue("minGap", options.nextDueMinGap())
+        .addKeyValue("coalesce", options.nextDue().coalesce())
+        .addKeyValue("minGap", options.nextDue().minGap())
         .log("reaper loop started");
   }
 

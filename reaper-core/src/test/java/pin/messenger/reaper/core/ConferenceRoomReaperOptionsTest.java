@@ -21,8 +21,7 @@ class ConferenceRoomReaperOptionsTest {
   /** One duration option: its property name and how to set it on a builder. */
   private record DurationOption(
       String property,
-      BiFunction<ConferenceRoomReaperOptions.Builder, Duration, ConferenceRoomReaperOptions.Builder>
-          set,
+      BiFunction<ReaperOptionsBuilder, Duration, ReaperOptionsBuilder> set,
       Function<ConferenceRoomReaperOptions, Duration> get) {
     @Override
     public String toString() {
@@ -34,34 +33,34 @@ class ConferenceRoomReaperOptionsTest {
       List.of(
           new DurationOption(
               "reaper.polling-interval",
-              ConferenceRoomReaperOptions.Builder::pollingInterval,
+              ReaperOptionsBuilder::pollingInterval,
               ConferenceRoomReaperOptions::pollingInterval),
           new DurationOption(
               "reaper.empty-room-grace",
-              ConferenceRoomReaperOptions.Builder::emptyRoomGrace,
+              ReaperOptionsBuilder::emptyRoomGrace,
               ConferenceRoomReaperOptions::emptyRoomGrace),
           new DurationOption(
               "reaper.provision-timeout",
-              ConferenceRoomReaperOptions.Builder::provisionTimeout,
+              ReaperOptionsBuilder::provisionTimeout,
               ConferenceRoomReaperOptions::provisionTimeout),
           new DurationOption(
               "reaper.stale-live-timeout",
-              ConferenceRoomReaperOptions.Builder::staleLiveTimeout,
+              ReaperOptionsBuilder::staleLiveTimeout,
               ConferenceRoomReaperOptions::staleLiveTimeout),
           new DurationOption(
               "reaper.lock-ttl",
-              ConferenceRoomReaperOptions.Builder::lockTtl,
+              ReaperOptionsBuilder::lockTtl,
               ConferenceRoomReaperOptions::lockTtl),
           new DurationOption(
               "reaper.max-run-duration",
-              ConferenceRoomReaperOptions.Builder::maxRunDuration,
+              ReaperOptionsBuilder::maxRunDuration,
               ConferenceRoomReaperOptions::maxRunDuration),
           new DurationOption(
               "reaper.statement-timeout",
-              ConferenceRoomReaperOptions.Builder::statementTimeout,
+              ReaperOptionsBuilder::statementTimeout,
               ConferenceRoomReaperOptions::statementTimeout));
 
-  private static InvalidOptionsException invalid(ConferenceRoomReaperOptions.Builder builder) {
+  private static InvalidOptionsException invalid(ReaperOptionsBuilder builder) {
     InvalidOptionsException e = catchThrowableOfType(InvalidOptionsException.class, builder::build);
     assertThat(e).as("expected InvalidOptionsException").isNotNull();
     return e;
@@ -84,12 +83,12 @@ class ConferenceRoomReaperOptionsTest {
     assertThat(o.maxRunDuration()).isEqualTo(Duration.ofSeconds(30));
     assertThat(o.statementTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(o.enabled()).isTrue();
-    assertThat(o.drainEnabled()).isFalse();
-    assertThat(o.drainPause()).isEqualTo(Duration.ofMillis(50));
+    assertThat(o.drain().enabled()).isFalse();
+    assertThat(o.drain().pause()).isEqualTo(Duration.ofMillis(50));
     assertThat(o.clock()).isEqualTo(ClockSource.SYSTEM);
     assertThat(o.schedule()).isEqualTo(Schedule.NEXT_DUE);
-    assertThat(o.nextDueCoalesce()).isEqualTo(Duration.ofMillis(200));
-    assertThat(o.nextDueMinGap()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(o.nextDue().coalesce()).isEqualTo(Duration.ofMillis(200));
+    assertThat(o.nextDue().minGap()).isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
@@ -215,7 +214,7 @@ class ConferenceRoomReaperOptionsTest {
   @MethodSource("durationOptionsWithoutALowerCrossBound")
   void one_millisecond_is_an_accepted_duration(DurationOption option) {
     // statement-timeout must not exceed max-run-duration, so it shrinks with it.
-    ConferenceRoomReaperOptions.Builder b =
+    ReaperOptionsBuilder b =
         ConferenceRoomReaperOptions.builder().statementTimeout(Duration.ofMillis(1));
 
     ConferenceRoomReaperOptions built = option.set().apply(b, Duration.ofMillis(1)).build();
@@ -352,7 +351,7 @@ class ConferenceRoomReaperOptionsTest {
   @ValueSource(strings = {"PT30S", "PT29S"})
   void four_statement_timeouts_must_end_before_the_lock_ttl(String statement) {
     // lock-ttl 2m (default): 4 × 30 s = 2 m is too long, 4 × 29 s = 1m56s fits.
-    ConferenceRoomReaperOptions.Builder b =
+    ReaperOptionsBuilder b =
         ConferenceRoomReaperOptions.builder().statementTimeout(Duration.parse(statement));
     if (statement.equals("PT29S")) {
       assertThat(b.build().statementTimeout()).isEqualTo(Duration.ofSeconds(29));
@@ -414,7 +413,8 @@ class ConferenceRoomReaperOptionsTest {
 
   @Test
   void a_zero_drain_pause_is_accepted() {
-    assertThat(ConferenceRoomReaperOptions.builder().drainPause(Duration.ZERO).build().drainPause())
+    assertThat(
+            ConferenceRoomReaperOptions.builder().drainPause(Duration.ZERO).build().drain().pause())
         .isEqualTo(Duration.ZERO);
   }
 
@@ -453,7 +453,7 @@ class ConferenceRoomReaperOptionsTest {
 
   @Test
   void every_null_duration_is_listed_at_once() {
-    ConferenceRoomReaperOptions.Builder b = ConferenceRoomReaperOptions.builder();
+    ReaperOptionsBuilder b = ConferenceRoomReaperOptions.builder();
     for (DurationOption option : REQUIRED_POSITIVE_DURATIONS) {
       option.set().apply(b, null);
     }

@@ -47,6 +47,6 @@ final class JibriRecorderClient implements RecorderClient {
   }
 
   URI stopUri() {
-    return RecorderClient.resolve(options.jibriUrl(), "reaper.recorder.jibri.url", STOP_PATH);
+    return RecorderClient.resolve(options.jibri().url(), "reaper.recorder.jibri.url", STOP_PATH);
   }
 }

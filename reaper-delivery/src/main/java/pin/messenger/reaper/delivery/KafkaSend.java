@@ -1,11 +1,9 @@
 package pin.messenger.reaper.delivery;
 
 import io.opentelemetry.api.trace.Span;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,17 +13,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import pin.messenger.reaper.core.ConferenceEndedEvent;
 
 /**
  * The relay's send: one batch of outbox rows as CloudEvents (binary mode) records, every
@@ -42,19 +37,6 @@ import pin.messenger.reaper.core.ConferenceEndedEvent;
  */
 final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaSend.class);
-
-  /** CloudEvents spec version of the binary-mode headers. */
-  static final String SPEC_VERSION = "1.0";
-
-  /**
-   * The CloudEvents {@code type} is this prefix + the outbox row's {@code event_type}. A row whose
-   * {@code event_type} already is the full type (written by another producer) keeps it as it is:
-   * the prefix is never doubled.
-   */
-  static final String TYPE_PREFIX = "pin.messenger.";
-
-  /** The CloudEvents {@code type} of conference-ended.v1, the one type with a published schema. */
-  static final String CONFERENCE_ENDED_TYPE = TYPE_PREFIX + ConferenceEndedEvent.EVENT_TYPE;
 
   /**
    * After this many steps in a row that could not reach the broker, the producer is replaced: a
@@ -170,7 +152,7 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
       // The callback completes ack; the returned future carries the same outcome.
       var unused =
           p.send(
-              record(row, span),
+              CloudEventRecord.of(row, source, span),
               (metadata, error) -> {
                 DeliveryTracing.sent(span, metadata, error);
                 if (error != null) {
@@ -267,50 +249,5 @@ final class KafkaSend implements LeasedDelivery.Sender<OutboxRow>, AutoCloseable
         || e instanceof InvalidRecordException
         || e instanceof InvalidTopicException
         || e instanceof SerializationException;
-  }
-
-  /**
-   * The record of {@code row}: CloudEvents binary-mode headers, {@code ce_dataschema} for an event
-   * type with a published schema, and the trace context: {@code traceparent} (and {@code
-   * tracestate}) of the producer {@code span}, and {@code ce_traceparent}, the CloudEvents
-   * distributed-tracing extension, naming the context the row was written under, unchanged (only a
-   * valid W3C {@code traceparent} is forwarded). Every header is in docs/contract.
-   */
-  private ProducerRecord<String, byte[]> record(OutboxRow row, Span span) {
-    RecordHeaders headers = new RecordHeaders();
-    header(headers, "ce_specversion", SPEC_VERSION);
-    header(headers, "ce_id", row.id().toString());
-    String type = ceType(row.eventType());
-    header(headers, "ce_type", type);
-    header(headers, "ce_source", source);
-    header(headers, "ce_time", DateTimeFormatter.ISO_INSTANT.format(row.occurredAt()));
-    if (row.subject() != null) {
-      header(headers, "ce_subject", row.subject());
-    }
-    if (type.equals(CONFERENCE_ENDED_TYPE)) {
-      header(headers, "ce_dataschema", ConferenceEndedEvent.DATA_SCHEMA);
-    }
-    if (row.correlationId() != null) {
-      header(headers, "ce_correlationid", row.correlationId());
-    }
-    String origin = row.traceParent();
-    if (origin != null && DeliveryTracing.isValid(origin)) {
-      header(headers, "ce_traceparent", origin);
-    }
-    DeliveryTracing.inject(span, (name, value) -> header(headers, name, value));
-    header(headers, "content-type", "application/json");
-    return new ProducerRecord<>(
-        row.topic(), null, row.key(), row.payload().getBytes(StandardCharsets.UTF_8), headers);
-  }
-
-  /**
-   * The CloudEvents {@code type} of an outbox row's {@code event_type}; see {@link #TYPE_PREFIX}.
-   */
-  static String ceType(String eventType) {
-    return eventType.startsWith(TYPE_PREFIX) ? eventType : TYPE_PREFIX + eventType;
-  }
-
-  private static void header(RecordHeaders headers, String name, String value) {
-    headers.add(name, value.getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -64,7 +64,7 @@ final class LiveKitRecorderClient implements RecorderClient {
       this.signer =
           new MACSigner(
               Objects.requireNonNull(
-                      options.liveKitApiSecret(), "reaper.recorder.livekit.api-secret")
+                      options.livekit().apiSecret(), "reaper.recorder.livekit.api-secret")
                   .getBytes(StandardCharsets.UTF_8));
     } catch (JOSEException e) {
       throw new IllegalArgumentException(
@@ -128,7 +128,7 @@ final class LiveKitRecorderClient implements RecorderClient {
   String token(Instant now) throws JOSEException {
     JWTClaimsSet claims =
         new JWTClaimsSet.Builder()
-            .issuer(options.liveKitApiKey())
+            .issuer(options.livekit().apiKey())
             .subject("conference-room-reaper")
             .notBeforeTime(Date.from(now))
             .expirationTime(Date.from(now.plus(TOKEN_TTL)))
@@ -140,7 +140,8 @@ final class LiveKitRecorderClient implements RecorderClient {
   }
 
   URI stopUri() {
-    return RecorderClient.resolve(options.liveKitUrl(), "reaper.recorder.livekit.url", STOP_PATH);
+    return RecorderClient.resolve(
+        options.livekit().url(), "reaper.recorder.livekit.url", STOP_PATH);
   }
 
   /** Twirp's error body, {@code {"code": …, "msg": …}}. */

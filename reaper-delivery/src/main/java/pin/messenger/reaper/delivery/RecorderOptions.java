@@ -1,12 +1,16 @@
 package pin.messenger.reaper.delivery;
 
+import static pin.messenger.reaper.core.OptionChecks.capNotBelowBase;
+import static pin.messenger.reaper.core.OptionChecks.isPositive;
+import static pin.messenger.reaper.core.OptionChecks.positive;
+import static pin.messenger.reaper.core.OptionChecks.throwIfAny;
+
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import pin.messenger.reaper.core.InvalidOptionsException;
 
 /**
  * Options of the recorder-stop dispatcher ({@code reaper.recorder.*}).
@@ -25,11 +29,8 @@ import pin.messenger.reaper.core.InvalidOptionsException;
  * @param retryCap longest wait between two calls for one request
  * @param kind the recorder's wire format ({@code reaper.recorder.kind}): {@code http} (our own API
  *     at base-url; the default), {@code livekit} (LiveKit Egress) or {@code jibri} (Jitsi's Jibri)
- * @param liveKitUrl LiveKit's server URL (kind livekit), e.g. {@code https://livekit.example.org}
- * @param liveKitApiKey LiveKit API key (kind livekit): the token's issuer
- * @param liveKitApiSecret LiveKit API secret (kind livekit): signs the token (HS256, ≥ 32 bytes);
- *     never printed
- * @param jibriUrl Jibri's HTTP API (kind jibri), e.g. {@code http://jibri:2222}
+ * @param livekit where kind {@code livekit} sends stops ({@code reaper.recorder.livekit.*})
+ * @param jibri where kind {@code jibri} sends stops ({@code reaper.recorder.jibri.*})
  */
 public record RecorderOptions(
     @Nullable URI baseUrl,
@@ -42,10 +43,8 @@ public record RecorderOptions(
     Duration retryBase,
     Duration retryCap,
     Kind kind,
-    @Nullable URI liveKitUrl,
-    @Nullable String liveKitApiKey,
-    @Nullable String liveKitApiSecret,
-    @Nullable URI jibriUrl) {
+    LiveKit livekit,
+    Jibri jibri) {
 
   /** The recorder's wire format; one {@link RecorderClient} each. */
   public enum Kind {
@@ -57,19 +56,47 @@ public record RecorderOptions(
     JIBRI
   }
 
+  /**
+   * LiveKit Egress ({@code reaper.recorder.livekit.*}, kind {@code livekit}); no defaults.
+   *
+   * @param url LiveKit's server URL, e.g. {@code https://livekit.example.org}
+   * @param apiKey LiveKit API key: the token's issuer
+   * @param apiSecret LiveKit API secret: signs the token (HS256, ≥ 32 bytes); never printed
+   */
+  public record LiveKit(@Nullable URI url, @Nullable String apiKey, @Nullable String apiSecret) {
+    /** Nothing set: the settings of a recorder of another kind. */
+    public static final LiveKit NONE = new LiveKit(null, null, null);
+
+    @Override
+    public String toString() {
+      return "LiveKit[url=" + url + ", apiKey=" + apiKey + ", apiSecret=" + masked(apiSecret) + "]";
+    }
+  }
+
+  /**
+   * Jitsi's Jibri ({@code reaper.recorder.jibri.*}, kind {@code jibri}); no defaults.
+   *
+   * @param url Jibri's HTTP API, e.g. {@code http://jibri:2222}
+   */
+  public record Jibri(@Nullable URI url) {
+    /** Nothing set: the settings of a recorder of another kind. */
+    public static final Jibri NONE = new Jibri(null);
+  }
+
   /** HS256 needs a key of at least 256 bits. */
   static final int MIN_SECRET_BYTES = 32;
 
   public RecorderOptions {
     List<String> errors = new ArrayList<>();
     httpUrl(errors, "reaper.recorder.base-url", baseUrl);
-    httpUrl(errors, "reaper.recorder.livekit.url", liveKitUrl);
-    httpUrl(errors, "reaper.recorder.jibri.url", jibriUrl);
+    httpUrl(errors, "reaper.recorder.livekit.url", livekit.url());
+    httpUrl(errors, "reaper.recorder.jibri.url", jibri.url());
+    String liveKitApiSecret = livekit.apiSecret();
     if (kind == null) {
       errors.add("reaper.recorder.kind must be one of http, livekit, jibri but was not set");
     } else if (kind == Kind.LIVEKIT) {
-      required(errors, "livekit", "reaper.recorder.livekit.url", liveKitUrl);
-      required(errors, "livekit", "reaper.recorder.livekit.api-key", liveKitApiKey);
+      required(errors, "livekit", "reaper.recorder.livekit.url", livekit.url());
+      required(errors, "livekit", "reaper.recorder.livekit.api-key", livekit.apiKey());
       required(errors, "livekit", "reaper.recorder.livekit.api-secret", liveKitApiSecret);
       if (liveKitApiSecret != null
           && !liveKitApiSecret.isBlank()
@@ -81,27 +108,22 @@ public record RecorderOptions(
                 + liveKitApiSecret.getBytes(StandardCharsets.UTF_8).length);
       }
     } else if (kind == Kind.JIBRI) {
-      required(errors, "jibri", "reaper.recorder.jibri.url", jibriUrl);
+      required(errors, "jibri", "reaper.recorder.jibri.url", jibri.url());
     }
-    RelayOptions.positive(errors, "reaper.recorder.connect-timeout", connectTimeout);
-    RelayOptions.positive(errors, "reaper.recorder.read-timeout", readTimeout);
-    RelayOptions.positive(errors, "reaper.recorder.poll-interval", pollInterval);
-    RelayOptions.positive(errors, "reaper.recorder.lease", lease);
-    RelayOptions.positive(errors, "reaper.recorder.retry-base", retryBase);
-    RelayOptions.positive(errors, "reaper.recorder.retry-cap", retryCap);
+    positive(errors, "reaper.recorder.connect-timeout", connectTimeout);
+    positive(errors, "reaper.recorder.read-timeout", readTimeout);
+    positive(errors, "reaper.recorder.poll-interval", pollInterval);
+    positive(errors, "reaper.recorder.lease", lease);
+    positive(errors, "reaper.recorder.retry-base", retryBase);
+    positive(errors, "reaper.recorder.retry-cap", retryCap);
     if (batchSize < 1 || batchSize > 1000) {
       errors.add("reaper.recorder.batch-size must be between 1 and 1000 but was " + batchSize);
     }
     if (maxAttempts < 1) {
       errors.add("reaper.recorder.max-attempts must be at least 1 but was " + maxAttempts);
     }
-    if (retryBase != null && retryCap != null && retryCap.compareTo(retryBase) < 0) {
-      errors.add(
-          "reaper.recorder.retry-cap must be at least reaper.recorder.retry-base ("
-              + retryBase
-              + ") but was "
-              + retryCap);
-    }
+    capNotBelowBase(
+        errors, "reaper.recorder.retry-cap", retryCap, "reaper.recorder.retry-base", retryBase);
     if (isPositive(lease) && isPositive(connectTimeout) && isPositive(readTimeout)) {
       // The calls of a batch run concurrently and are awaited against one deadline of
       // connect-timeout + read-timeout, so that is the send's bound whatever the batch size.
@@ -116,37 +138,7 @@ public record RecorderOptions(
               + readTimeout
               + ")");
     }
-    if (!errors.isEmpty()) {
-      throw new InvalidOptionsException(errors);
-    }
-  }
-
-  /** Kind {@code http} at {@code baseUrl}: today's API. */
-  public RecorderOptions(
-      @Nullable URI baseUrl,
-      Duration connectTimeout,
-      Duration readTimeout,
-      int batchSize,
-      Duration pollInterval,
-      Duration lease,
-      int maxAttempts,
-      Duration retryBase,
-      Duration retryCap) {
-    this(
-        baseUrl,
-        connectTimeout,
-        readTimeout,
-        batchSize,
-        pollInterval,
-        lease,
-        maxAttempts,
-        retryBase,
-        retryCap,
-        Kind.HTTP,
-        null,
-        null,
-        null,
-        null);
+    throwIfAny(errors);
   }
 
   public static RecorderOptions defaults(@Nullable URI baseUrl) {
@@ -159,31 +151,10 @@ public record RecorderOptions(
         Duration.ofMinutes(1),
         10,
         Duration.ofSeconds(1),
-        Duration.ofMinutes(5));
-  }
-
-  /** This with another kind and its endpoint settings, the rest unchanged. */
-  public RecorderOptions withKind(
-      Kind kind,
-      @Nullable URI liveKitUrl,
-      @Nullable String liveKitApiKey,
-      @Nullable String liveKitApiSecret,
-      @Nullable URI jibriUrl) {
-    return new RecorderOptions(
-        baseUrl,
-        connectTimeout,
-        readTimeout,
-        batchSize,
-        pollInterval,
-        lease,
-        maxAttempts,
-        retryBase,
-        retryCap,
-        kind,
-        liveKitUrl,
-        liveKitApiKey,
-        liveKitApiSecret,
-        jibriUrl);
+        Duration.ofMinutes(5),
+        Kind.HTTP,
+        LiveKit.NONE,
+        Jibri.NONE);
   }
 
   /**
@@ -198,43 +169,36 @@ public record RecorderOptions(
   public @Nullable URI endpoint() {
     return switch (kind) {
       case HTTP -> baseUrl;
-      case LIVEKIT -> liveKitUrl;
-      case JIBRI -> jibriUrl;
+      case LIVEKIT -> livekit.url();
+      case JIBRI -> jibri.url();
     };
   }
 
-  /** As the record's, with the API secret masked: this is logged at start-up. */
+  /** One flat line for the start-up log, as the properties are set, with the API secret masked. */
   @Override
   public String toString() {
-    return "RecorderOptions[baseUrl="
-        + baseUrl
-        + ", connectTimeout="
-        + connectTimeout
-        + ", readTimeout="
-        + readTimeout
-        + ", batchSize="
-        + batchSize
-        + ", pollInterval="
-        + pollInterval
-        + ", lease="
-        + lease
-        + ", maxAttempts="
-        + maxAttempts
-        + ", retryBase="
-        + retryBase
-        + ", retryCap="
-        + retryCap
-        + ", kind="
-        + kind
-        + ", liveKitUrl="
-        + liveKitUrl
-        + ", liveKitApiKey="
-        + liveKitApiKey
-        + ", liveKitApiSecret="
-        + (liveKitApiSecret == null ? null : "****")
-        + ", jibriUrl="
-        + jibriUrl
-        + "]";
+    return String.format(
+        "RecorderOptions[baseUrl=%s, connectTimeout=%s, readTimeout=%s, batchSize=%d,"
+            + " pollInterval=%s, lease=%s, maxAttempts=%d, retryBase=%s, retryCap=%s, kind=%s,"
+            + " liveKitUrl=%s, liveKitApiKey=%s, liveKitApiSecret=%s, jibriUrl=%s]",
+        baseUrl,
+        connectTimeout,
+        readTimeout,
+        batchSize,
+        pollInterval,
+        lease,
+        maxAttempts,
+        retryBase,
+        retryCap,
+        kind,
+        livekit.url(),
+        livekit.apiKey(),
+        masked(livekit.apiSecret()),
+        jibri.url());
+  }
+
+  private static @Nullable String masked(@Nullable String secret) {
+    return secret == null ? null : "****";
   }
 
   private static void httpUrl(List<String> errors, String property, @Nullable URI url) {
@@ -264,9 +228,5 @@ public record RecorderOptions(
   /** The longest the calls of one step are awaited: every call is bounded by this. */
   public Duration callBound() {
     return connectTimeout.plus(readTimeout);
-  }
-
-  private static boolean isPositive(Duration d) {
-    return d != null && !d.isNegative() && !d.isZero();
   }
 }

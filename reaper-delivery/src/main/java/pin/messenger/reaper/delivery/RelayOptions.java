@@ -1,9 +1,13 @@
 package pin.messenger.reaper.delivery;
 
+import static pin.messenger.reaper.core.OptionChecks.capNotBelowBase;
+import static pin.messenger.reaper.core.OptionChecks.isPositive;
+import static pin.messenger.reaper.core.OptionChecks.positive;
+import static pin.messenger.reaper.core.OptionChecks.throwIfAny;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import pin.messenger.reaper.core.InvalidOptionsException;
 
 /**
  * Options of the Kafka relay ({@code reaper.relay.*}).
@@ -54,34 +58,6 @@ public record RelayOptions(
    */
   static final Duration MAX_BLOCK_CAP = Duration.ofSeconds(2);
 
-  // Repeats the components on purpose: the constructor callers used before outageLogInterval;
-  // it only delegates with the default.
-  /** Options without an outage log interval: {@link #DEFAULT_OUTAGE_LOG_INTERVAL}. */
-  public RelayOptions(
-      int batchSize,
-      Duration pollInterval,
-      Duration lease,
-      int maxAttempts,
-      Duration retryBase,
-      Duration retryCap,
-      Duration retention,
-      int retentionBatch,
-      String source,
-      Duration sendTimeout) {
-    this(
-        batchSize,
-        pollInterval,
-        lease,
-        maxAttempts,
-        retryBase,
-        retryCap,
-        retention,
-        retentionBatch,
-        source,
-        sendTimeout,
-        DEFAULT_OUTAGE_LOG_INTERVAL);
-  }
-
   public RelayOptions {
     List<String> errors = new ArrayList<>();
     if (batchSize < 1 || batchSize > 10_000) {
@@ -93,21 +69,14 @@ public record RelayOptions(
     if (retentionBatch < 1) {
       errors.add("reaper.relay.retention-batch must be at least 1 but was " + retentionBatch);
     }
-    // Same check shape as ConferenceRoomReaperOptions on purpose: each options record validates
-    // itself with its own property names and rule (the core's demands at least 1ms).
     positive(errors, "reaper.relay.poll-interval", pollInterval);
     positive(errors, "reaper.relay.lease", lease);
     positive(errors, "reaper.relay.retry-base", retryBase);
     positive(errors, "reaper.relay.retry-cap", retryCap);
     positive(errors, "reaper.relay.retention", retention);
     positive(errors, "reaper.relay.outage-log-interval", outageLogInterval);
-    if (retryBase != null && retryCap != null && retryCap.compareTo(retryBase) < 0) {
-      errors.add(
-          "reaper.relay.retry-cap must be at least reaper.relay.retry-base ("
-              + retryBase
-              + ") but was "
-              + retryCap);
-    }
+    capNotBelowBase(
+        errors, "reaper.relay.retry-cap", retryCap, "reaper.relay.retry-base", retryBase);
     if (sendTimeout == null
         || sendTimeout.compareTo(Duration.ofSeconds(MIN_SEND_TIMEOUT_SECONDS)) < 0) {
       errors.add(
@@ -115,7 +84,7 @@ public record RelayOptions(
               + MIN_SEND_TIMEOUT_SECONDS
               + "s but was "
               + sendTimeout);
-    } else if (lease != null && !lease.isNegative() && !lease.isZero()) {
+    } else if (isPositive(lease)) {
       // The acknowledgements of a whole batch are awaited against one deadline, so a step's send
       // is bounded by one send timeout, not batch-size of them.
       LeaseBudget.requireLeaseCoversStep(
@@ -128,9 +97,7 @@ public record RelayOptions(
     if (source == null || source.isBlank()) {
       errors.add("reaper.relay.source must not be blank but was '" + source + "'");
     }
-    if (!errors.isEmpty()) {
-      throw new InvalidOptionsException(errors);
-    }
+    throwIfAny(errors);
   }
 
   public static RelayOptions defaults() {
@@ -144,7 +111,8 @@ public record RelayOptions(
         Duration.ofDays(7),
         1000,
         DEFAULT_SOURCE,
-        DEFAULT_SEND_TIMEOUT);
+        DEFAULT_SEND_TIMEOUT,
+        DEFAULT_OUTAGE_LOG_INTERVAL);
   }
 
   /**
@@ -163,11 +131,5 @@ public record RelayOptions(
    */
   public Duration statementTimeout() {
     return LeaseBudget.statementTimeout(lease);
-  }
-
-  static void positive(List<String> errors, String property, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      errors.add(property + " must be positive but was " + value);
-    }
   }
 }

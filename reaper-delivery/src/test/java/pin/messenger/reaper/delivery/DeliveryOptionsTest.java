@@ -24,7 +24,8 @@ class DeliveryOptionsTest {
         d.retention(),
         d.retentionBatch(),
         d.source(),
-        sendTimeout);
+        sendTimeout,
+        RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
   }
 
   static RecorderOptions recorder(Duration connect, Duration read, Duration lease) {
@@ -38,7 +39,10 @@ class DeliveryOptionsTest {
         lease,
         d.maxAttempts(),
         d.retryBase(),
-        d.retryCap());
+        d.retryCap(),
+        RecorderOptions.Kind.HTTP,
+        RecorderOptions.LiveKit.NONE,
+        RecorderOptions.Jibri.NONE);
   }
 
   @Test

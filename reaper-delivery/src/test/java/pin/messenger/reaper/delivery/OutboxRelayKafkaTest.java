@@ -94,7 +94,8 @@ class OutboxRelayKafkaTest {
         o.retention(),
         o.retentionBatch(),
         o.source(),
-        sendTimeout);
+        sendTimeout,
+        RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
   }
 
   /** Writes an outbox row as the reaper does (seq order = insertion order). */
@@ -239,9 +240,9 @@ class OutboxRelayKafkaTest {
 
   @Test
   void ce_type_is_the_prefix_and_the_event_type_and_a_full_type_is_never_prefixed_twice() {
-    assertThat(KafkaSend.ceType(ConferenceEndedEvent.EVENT_TYPE))
+    assertThat(CloudEventRecord.ceType(ConferenceEndedEvent.EVENT_TYPE))
         .isEqualTo("pin.messenger.conference-ended.v1");
-    assertThat(KafkaSend.ceType("pin.messenger.conference-ended.v1"))
+    assertThat(CloudEventRecord.ceType("pin.messenger.conference-ended.v1"))
         .isEqualTo("pin.messenger.conference-ended.v1");
   }
 
@@ -281,7 +282,8 @@ class OutboxRelayKafkaTest {
             Duration.ofDays(7),
             1000,
             RelayOptions.DEFAULT_SOURCE,
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
     try (OutboxRelay relay =
         relay(
             broker.getBrokersAsString(),
@@ -347,7 +349,8 @@ class OutboxRelayKafkaTest {
                               Duration.ofDays(7),
                               1000,
                               RelayOptions.DEFAULT_SOURCE,
-                              Duration.ofSeconds(10)))) {
+                              Duration.ofSeconds(10),
+                              RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL))) {
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                     while (outbox(rooms, "outbox_pending") > 0 && System.nanoTime() < deadline) {
                       published += relay.relayOnce(asOf).published();
@@ -401,7 +404,8 @@ class OutboxRelayKafkaTest {
             Duration.ofDays(7),
             1000,
             RelayOptions.DEFAULT_SOURCE,
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
     // The relay reaches the broker only through a proxy that the broker also advertises: cutting
     // the proxy is
     // a full outage for the relay while the broker keeps its state, as a real broker restart or
@@ -539,7 +543,8 @@ class OutboxRelayKafkaTest {
             Duration.ofDays(7),
             1000,
             RelayOptions.DEFAULT_SOURCE,
-            Duration.ofSeconds(5));
+            Duration.ofSeconds(5),
+            RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
     assertThat(shortLease.statementTimeout()).isEqualTo(Duration.ofSeconds(1));
     try (java.sql.Connection holder = db.newConnection()) {
       holder.setAutoCommit(false);
@@ -614,7 +619,8 @@ class OutboxRelayKafkaTest {
             Duration.ofDays(7),
             6,
             RelayOptions.DEFAULT_SOURCE,
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
     OutboxRelay relay = relay("127.0.0.1:1", Map.of(), batches);
 
     assertThat(relay.sweep(asOf, 2)).isEqualTo(12); // bounded: 2 statements of 6

@@ -71,8 +71,8 @@ class RecorderAdaptersTest extends DatabaseTest {
 
   RecorderOptions options(RecorderOptions.Kind kind, String liveKitSecret) {
     RecorderOptions d = RecorderOptions.defaults(null);
-    return new RecorderOptions(
-        // Our own http API: the recording WireServer stands for it as for Jibri.
+    return new RecorderOptions( // Our own http API: the recording WireServer stands for it as for
+        // Jibri.
         kind == RecorderOptions.Kind.HTTP ? jibri.url() : null,
         d.connectTimeout(),
         Duration.ofMillis(500),
@@ -83,10 +83,12 @@ class RecorderAdaptersTest extends DatabaseTest {
         d.retryBase(),
         d.retryCap(),
         kind,
-        kind == RecorderOptions.Kind.LIVEKIT ? livekit.url() : null,
-        kind == RecorderOptions.Kind.LIVEKIT ? API_KEY : null,
-        kind == RecorderOptions.Kind.LIVEKIT ? liveKitSecret : null,
-        kind == RecorderOptions.Kind.JIBRI ? jibri.url().resolve("/") : null);
+        new RecorderOptions.LiveKit(
+            kind == RecorderOptions.Kind.LIVEKIT ? livekit.url() : null,
+            kind == RecorderOptions.Kind.LIVEKIT ? API_KEY : null,
+            kind == RecorderOptions.Kind.LIVEKIT ? liveKitSecret : null),
+        new RecorderOptions.Jibri(
+            kind == RecorderOptions.Kind.JIBRI ? jibri.url().resolve("/") : null));
   }
 
   RecorderStopDispatcher dispatcher(RecorderOptions.Kind kind) {

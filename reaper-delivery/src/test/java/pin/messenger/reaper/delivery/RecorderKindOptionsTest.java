@@ -31,10 +31,8 @@ class RecorderKindOptionsTest {
         d.retryBase(),
         d.retryCap(),
         kind,
-        liveKitUrl,
-        key,
-        secret,
-        jibriUrl);
+        new RecorderOptions.LiveKit(liveKitUrl, key, secret),
+        new RecorderOptions.Jibri(jibriUrl));
   }
 
   @Test

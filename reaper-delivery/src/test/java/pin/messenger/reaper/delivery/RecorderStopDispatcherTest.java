@@ -61,7 +61,10 @@ class RecorderStopDispatcherTest extends DatabaseTest {
             d.lease(),
             maxAttempts,
             d.retryBase(),
-            d.retryCap()),
+            d.retryCap(),
+            RecorderOptions.Kind.HTTP,
+            RecorderOptions.LiveKit.NONE,
+            RecorderOptions.Jibri.NONE),
         DeliveryObserver.NONE);
   }
 
@@ -260,7 +263,10 @@ class RecorderStopDispatcherTest extends DatabaseTest {
         Duration.ofSeconds(10),
         10,
         d.retryBase(),
-        d.retryCap());
+        d.retryCap(),
+        RecorderOptions.Kind.HTTP,
+        RecorderOptions.LiveKit.NONE,
+        RecorderOptions.Jibri.NONE);
   }
 
   @Test

@@ -75,7 +75,8 @@ class RelayBrokerOutageTest {
         Duration.ofDays(7),
         1000,
         RelayOptions.DEFAULT_SOURCE,
-        sendTimeout);
+        sendTimeout,
+        RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL);
   }
 
   static OutboxRelay relay(RelayOptions o, DeliveryObserver observer) {

@@ -91,7 +91,8 @@ class OutagesDuringManyRunnersTest {
                     Duration.ofDays(7),
                     1000,
                     RelayOptions.DEFAULT_SOURCE,
-                    Duration.ofSeconds(3)),
+                    Duration.ofSeconds(3),
+                    RelayOptions.DEFAULT_OUTAGE_LOG_INTERVAL),
                 DeliveryObserver.NONE);
         closing.add(relay);
         RecorderStopDispatcher recorder =
@@ -106,7 +107,10 @@ class OutagesDuringManyRunnersTest {
                     Duration.ofSeconds(10),
                     50,
                     Duration.ofMillis(200),
-                    Duration.ofSeconds(2)),
+                    Duration.ofSeconds(2),
+                    RecorderOptions.Kind.HTTP,
+                    RecorderOptions.LiveKit.NONE,
+                    RecorderOptions.Jibri.NONE),
                 DeliveryObserver.NONE);
         DeliveryLoop relayLoop =
             new DeliveryLoop(

@@ -33,24 +33,6 @@ final class Claims {
   static final int WINDOW_FACTOR = 2;
 
   /**
-   * What a close needs besides the session's own columns, for the session aliased {@code c}: the
-   * distinct roster in join order, the newest recording, and the recordings still running (their
-   * recorder must be told to stop). Shared by the claim and the operator's {@code end} ({@link
-   * OperatorEnd}), so both build the same transition from the same row.
-   */
-  static final String EVENT_COLUMNS =
-      """
-      ARRAY(SELECT p.user_id FROM messenger.conference_participants p
-             WHERE p.conference_id = c.id
-             GROUP BY p.user_id ORDER BY min(p.joined_at), p.user_id) AS participants,
-      (SELECT r.id FROM messenger.call_recordings r
-        WHERE r.conference_id = c.id
-        ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS latest_recording_id,
-      ARRAY(SELECT r.id FROM messenger.call_recordings r
-             WHERE r.conference_id = c.id AND r.status IN ('Pending', 'Recording', 'Uploading')
-             ORDER BY r.created_at, r.id) AS active_recording_ids""";
-
-  /**
    * One statement for a batch's claim (parameters in order):
    *
    * <ol>
@@ -80,10 +62,10 @@ final class Claims {
    * </ol>
    *
    * <p>The result has one row per claimed row in claim order (%3$s), each with what the event needs
-   * ({@link #EVENT_COLUMNS}, %8$s: distinct roster in join order, newest recording, recordings
-   * still running), or one row of nulls when nothing was claimed; {@code run_lock_held} and {@code
-   * skipped_locked} are on every row, {@code passed_over} (the ids of {@code passed}, null for
-   * none) on the first only.
+   * ({@link SessionRow#EVENT_COLUMNS}, %8$s: distinct roster in join order, newest recording,
+   * recordings still running), or one row of nulls when nothing was claimed; {@code run_lock_held}
+   * and {@code skipped_locked} are on every row, {@code passed_over} (the ids of {@code passed},
+   * null for none) on the first only.
    */
   static final String CLAIM =
       """
@@ -145,35 +127,8 @@ final class Claims {
   /** The first batch's candidates: a scan of the phase's range of ix_conf_active. */
   private static final String FROM_TABLE = "messenger.conference_sessions s";
 
-  /**
-   * A drain's next positions in claim order after a position (null: from the start), read without
-   * locks: what a {@link DrainCursor} holds. %1$s is the claimable predicate, %2$s the order over
-   * {@code s}, %3$s the reference-time column over {@code s}. Parameters: cutoff, asOf, after key,
-   * after key, after id, limit.
-   */
-  static final String PREFETCH =
-      """
-      SELECT s.id, %3$s AS ref
-        FROM messenger.conference_sessions s
-       WHERE %1$s
-         AND (?::timestamptz IS NULL OR (%3$s, s.id) > (?::timestamptz, ?::uuid))
-       ORDER BY %2$s
-       LIMIT ?
-      """;
-
-  /**
-   * How many batches' windows one {@link #PREFETCH} reads ahead (at least {@link #MIN_PREFETCH}).
-   */
-  static final int PREFETCH_BATCHES = 32;
-
-  /**
-   * The least a {@link #PREFETCH} reads ahead, so small batches do not re-read the backlog often.
-   */
-  static final int MIN_PREFETCH = 20_000;
-
   private static final Map<Phase, String> CLAIM_SQL = new EnumMap<>(Phase.class);
   private static final Map<Phase, String> CURSOR_CLAIM_SQL = new EnumMap<>(Phase.class);
-  private static final Map<Phase, String> PREFETCH_SQL = new EnumMap<>(Phase.class);
 
   static {
     for (Phase phase : Phase.values()) {
@@ -190,13 +145,11 @@ final class Claims {
                     "c." + phase.referenceTime().column(),
                     AdvisoryRunLock.HELD_BY,
                     cursor ? FROM_CURSOR : FROM_TABLE,
-                    EVENT_COLUMNS));
+                    SessionRow.EVENT_COLUMNS));
       }
-      PREFETCH_SQL.put(phase, PREFETCH.formatted(rule.claimable(), rule.order("s"), rule.column()));
     }
   }
 
-  /** What one claim statement returned. */
   /**
    * What one claim statement returned; {@code passedOver}: the candidates it passed over because
    * they were held, which a drain's next batch offers again.
@@ -222,26 +175,18 @@ final class Claims {
     return Objects.requireNonNull(CURSOR_CLAIM_SQL.get(phase));
   }
 
-  static String prefetchSql(Phase phase) {
-    return Objects.requireNonNull(PREFETCH_SQL.get(phase));
-  }
-
   /** The candidate window of a claim of {@code limit} rows. */
   static int window(int limit) {
     return Math.multiplyExact(limit, WINDOW_FACTOR);
   }
 
-  /** How many positions one prefetch reads for claims of {@code limit} rows. */
-  static int prefetchSize(int limit) {
-    return Math.max(MIN_PREFETCH, Math.multiplyExact(window(limit), PREFETCH_BATCHES));
-  }
-
   /**
-   * Reads up to {@code n} claimable positions after {@code after} in claim order, without locks.
+   * Reads up to {@code n} claimable positions after {@code after} in claim order, without locks
+   * ({@link DrainCursor#PREFETCH}).
    */
   List<ClaimPosition> prefetch(
       Phase phase, Instant cutoff, Instant asOf, @Nullable ClaimPosition after, int n) {
-    try (PreparedStatement ps = connection.prepareStatement(prefetchSql(phase))) {
+    try (PreparedStatement ps = connection.prepareStatement(DrainCursor.prefetchSql(phase))) {
       int i = 1;
       ps.setObject(i++, Jdbc.ts(cutoff));
       ps.setObject(i++, Jdbc.ts(asOf));
@@ -323,7 +268,7 @@ final class Claims {
             passedOver = Jdbc.uuids(rs, "passed_over");
           }
           if (rs.getObject("id") != null) {
-            rows.add(session(rs));
+            rows.add(SessionRow.read(rs));
           }
         }
       }
@@ -331,26 +276,5 @@ final class Claims {
     } catch (SQLException e) {
       throw new StoreException("claim " + phase.label() + " failed: " + Jdbc.describe(e), e);
     }
-  }
-
-  /** A claimed row as {@link #CLAIM} returns it. */
-  static ConferenceSession session(ResultSet rs) throws SQLException {
-    return new ConferenceSession(
-        Jdbc.uuid(rs, "id"),
-        Jdbc.uuid(rs, "chat_id"),
-        Jdbc.uuid(rs, "deal_id"),
-        Jdbc.uuid(rs, "tenant_id"),
-        rs.getString("media_type"),
-        rs.getString("status"),
-        Jdbc.uuid(rs, "started_by_user_id"),
-        Objects.requireNonNull(Jdbc.instant(rs, "created_at")),
-        Jdbc.instant(rs, "started_at"),
-        Objects.requireNonNull(Jdbc.instant(rs, "last_activity_at")),
-        rs.getInt("active_participant_count"),
-        rs.getInt("peak_participant_count"),
-        Jdbc.uuids(rs, "participants"),
-        Jdbc.uuid(rs, "latest_recording_id"),
-        Jdbc.uuids(rs, "active_recording_ids"),
-        Jdbc.instant(rs, "reaper_next_attempt_at"));
   }
 }

@@ -4,7 +4,10 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
@@ -12,9 +15,9 @@ import pin.messenger.reaper.core.Phase;
 
 /**
  * One phase's drain in one cycle: the claimable rows' positions in claim order, read ahead once
- * ({@link Claims#PREFETCH}) for many batches, so that a later batch claims its window by primary
- * key instead of scanning (and sorting) the whole due backlog again. Every claim still re-checks
- * each row under its lock, so the cursor only chooses candidates, never decides.
+ * ({@link #PREFETCH}) for many batches, so that a later batch claims its window by primary key
+ * instead of scanning (and sorting) the whole due backlog again. Every claim still re-checks each
+ * row under its lock, so the cursor only chooses candidates, never decides.
  *
  * <p>A row a batch passed over because another transaction held it is offered to the next batch
  * again (first, as it sorts first), as a fresh scan would offer it. What the cursor gives up,
@@ -23,6 +26,50 @@ import pin.messenger.reaper.core.Phase;
  * {@code asOf} is fixed, so no row becomes due by the clock meanwhile.
  */
 final class DrainCursor {
+  /**
+   * A drain's next positions in claim order after a position (null: from the start), read without
+   * locks: what a {@link DrainCursor} holds. %1$s is the claimable predicate, %2$s the order over
+   * {@code s}, %3$s the reference-time column over {@code s}. Parameters: cutoff, asOf, after key,
+   * after key, after id, limit.
+   */
+  static final String PREFETCH =
+      """
+      SELECT s.id, %3$s AS ref
+        FROM messenger.conference_sessions s
+       WHERE %1$s
+         AND (?::timestamptz IS NULL OR (%3$s, s.id) > (?::timestamptz, ?::uuid))
+       ORDER BY %2$s
+       LIMIT ?
+      """;
+
+  /**
+   * How many batches' windows one {@link #PREFETCH} reads ahead (at least {@link #MIN_PREFETCH}).
+   */
+  static final int PREFETCH_BATCHES = 32;
+
+  /**
+   * The least a {@link #PREFETCH} reads ahead, so small batches do not re-read the backlog often.
+   */
+  static final int MIN_PREFETCH = 20_000;
+
+  private static final Map<Phase, String> PREFETCH_SQL = new EnumMap<>(Phase.class);
+
+  static {
+    for (Phase phase : Phase.values()) {
+      PhaseRule rule = PhaseRule.of(phase);
+      PREFETCH_SQL.put(phase, PREFETCH.formatted(rule.claimable(), rule.order("s"), rule.column()));
+    }
+  }
+
+  static String prefetchSql(Phase phase) {
+    return Objects.requireNonNull(PREFETCH_SQL.get(phase));
+  }
+
+  /** How many positions one prefetch reads for claims of {@code limit} rows. */
+  static int prefetchSize(int limit) {
+    return Math.max(MIN_PREFETCH, Math.multiplyExact(Claims.window(limit), PREFETCH_BATCHES));
+  }
+
   private static final Comparator<ClaimPosition> ORDER =
       Comparator.comparing(ClaimPosition::orderKey).thenComparing(ClaimPosition::id);
 

@@ -1,20 +1,14 @@
 package pin.messenger.reaper.store;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.PauseState;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What {@code bin/reaper pause / resume / retry / requeue} change, each in one transaction that
@@ -24,43 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
  * changes nothing unless confirmed; one that matches nothing changes nothing.
  */
 public final class OperatorActions {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
-
-  /** Every statement of an action is bounded; a row held by a cycle is not waited for long. */
-  static final String LIMITS =
-      "SELECT set_config('statement_timeout', '10s', true), set_config('lock_timeout', '5s', true)";
-
-  static final String PAUSE_OF =
-      """
-      SELECT scope, reason, actor, paused_at, until FROM messenger.conference_reaper_pauses
-       WHERE scope = ? FOR UPDATE
-      """;
-
-  static final String PAUSE =
-      """
-      INSERT INTO messenger.conference_reaper_pauses AS p (scope, reason, actor, paused_at, until)
-      VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (scope) DO UPDATE
-         SET reason = excluded.reason, actor = excluded.actor, paused_at = excluded.paused_at,
-             until = excluded.until
-      RETURNING scope
-      """;
-
-  /**
-   * Every stored pause, locked: at most one per scope (its primary key), so four rows at most.
-   * Which of them are in force is {@link PauseState.Pause#activeAt}'s to say, the rule the cycles,
-   * {@code status} and the gauges use; a pause whose {@code until} has passed is kept until the
-   * next pause of its scope replaces it, and is not in force.
-   */
-  static final String PAUSES =
-      """
-      SELECT scope, reason, actor, paused_at, until FROM messenger.conference_reaper_pauses
-       ORDER BY scope FOR UPDATE
-      """;
-
-  static final String LIFT =
-      "DELETE FROM messenger.conference_reaper_pauses WHERE scope = ANY(?) RETURNING scope";
-
   /** Live rows in poison backoff: one ({@code id}) or all (null). Parameters: asOf, id, id. */
   static final String BACKING_OFF =
       """
@@ -126,29 +83,6 @@ public final class OperatorActions {
       RETURNING id
       """;
 
-  static final String AUDIT =
-      """
-      INSERT INTO messenger.conference_reaper_audit (at, actor, action, arguments, reason, rows_changed, changed)
-      VALUES (?, ?, ?, ?::jsonb, ?, ?, ?::jsonb)
-      RETURNING id
-      """;
-
-  /**
-   * The newest audit rows matching the filters, newest first; {@code db_role} is the database role
-   * that wrote each (filled by the database, V7; null before). Parameters: action, action, actor,
-   * actor, since, limit.
-   */
-  static final String RECENT =
-      """
-      SELECT id, at, actor, db_role, action, arguments::text AS arguments, reason, rows_changed,
-             changed::text AS changed
-        FROM messenger.conference_reaper_audit
-       WHERE (?::text IS NULL OR action = ?)
-         AND (?::text IS NULL OR actor = ?)
-         AND at >= coalesce(?::timestamptz, '-infinity')
-       ORDER BY id DESC LIMIT ?
-      """;
-
   /**
    * Which audit rows {@link #recent(AuditFilter)} reads.
    *
@@ -204,176 +138,62 @@ public final class OperatorActions {
       @Nullable String message) {}
 
   private final DataSource dataSource;
+  private final PauseActions pauses;
 
   public OperatorActions(DataSource dataSource) {
     this.dataSource = dataSource;
+    this.pauses = new PauseActions(dataSource);
   }
 
   /**
    * Pauses {@code scope} ({@link PauseState#ALL} or a phase) until {@code until} (null: resume).
    */
   public Outcome pause(Request request, String scope, @Nullable Instant until) throws SQLException {
-    return act(
-        request,
-        c -> {
-          List<Map<String, Object>> before = Jdbc.rows(c, PAUSE_OF, scope);
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("scope", scope);
-          row.put("until", until);
-          // A pause that ended by itself is not replaced: nothing was in force.
-          boolean inForce = !before.isEmpty() && pause(before.get(0)).activeAt(request.at());
-          row.put("replaces", inForce ? before.get(0) : null);
-          return List.of(row);
-        },
-        (c, rows) -> {
-          try (PreparedStatement ps = c.prepareStatement(PAUSE)) {
-            ps.setString(1, scope);
-            ps.setString(2, request.reason());
-            ps.setString(3, request.actor());
-            ps.setObject(4, Jdbc.ts(request.at()));
-            ps.setObject(5, Jdbc.ts(until));
-            return count(ps);
-          }
-        },
-        "");
+    return pauses.pause(request, scope, until);
   }
 
   /**
-   * Lifts the pause in force of {@code scope}, or every pause in force when it is null. A pause
-   * whose {@code until} has passed is not in force: nothing to lift, no audit row (its row stays
-   * until the next pause of its scope replaces it). A phase held by a pause of the whole reaper has
-   * no pause of its own to lift: nothing changes, and the message says what is in force and how to
-   * lift it; when the phase had its own pause as well, that one is lifted and the message says the
-   * phase stays paused.
+   * Lifts the pause in force of {@code scope}, or every pause in force when it is null; see {@link
+   * PauseActions#resume}.
    */
   public Outcome resume(Request request, @Nullable String scope) throws SQLException {
-    List<PauseState.Pause> ended = new ArrayList<>();
-    List<PauseState.Pause> whole = new ArrayList<>();
-    Outcome outcome =
-        act(
-            request,
-            c -> {
-              List<Map<String, Object>> lift = new ArrayList<>();
-              for (Map<String, Object> row : Jdbc.rows(c, PAUSES)) {
-                PauseState.Pause p = pause(row);
-                boolean asked = scope == null || scope.equals(p.scope());
-                if (!p.activeAt(request.at())) {
-                  if (asked) {
-                    ended.add(p);
-                  }
-                } else if (asked) {
-                  lift.add(row);
-                } else if (PauseState.ALL.equals(p.scope())) {
-                  whole.add(p);
-                }
-              }
-              return lift;
-            },
-            (c, rows) ->
-                update(
-                    c,
-                    LIFT,
-                    Jdbc.textArray(c, rows.stream().map(r -> (String) r.get("scope")).toList())),
-            null);
-    return new Outcome(
-        outcome.result(),
-        outcome.rows(),
-        outcome.auditId(),
-        resumeMessage(scope, outcome.result(), whole, ended));
-  }
-
-  private static @Nullable String resumeMessage(
-      @Nullable String scope,
-      Result result,
-      List<PauseState.Pause> whole,
-      List<PauseState.Pause> ended) {
-    if (scope != null && !whole.isEmpty()) {
-      String inForce = "the whole reaper is paused " + describe(whole.get(0));
-      return switch (result) {
-        case APPLIED ->
-            "'"
-                + scope
-                + "' stays paused: "
-                + inForce
-                + "; `bin/reaper resume` (no --phase) lifts it";
-        case NOTHING ->
-            "'"
-                + scope
-                + "' has no pause of its own: "
-                + inForce
-                + "; lift it with `bin/reaper resume` (no --phase), then pause again the phases"
-                + " that should stay paused";
-        case PLAN_ONLY -> null;
-      };
-    }
-    if (result != Result.NOTHING) {
-      return null;
-    }
-    if (scope != null) {
-      return "'"
-          + scope
-          + "' is not paused"
-          + (ended.isEmpty() ? "" : ": its pause ended by itself at " + ended.get(0).until());
-    }
-    List<String> endings = new ArrayList<>();
-    for (PauseState.Pause p : ended) {
-      endings.add(
-          "the pause of "
-              + (PauseState.ALL.equals(p.scope()) ? "the whole reaper" : p.scope())
-              + " ended by itself at "
-              + p.until());
-    }
-    return "nothing is paused" + (endings.isEmpty() ? "" : ": " + String.join(", ", endings));
-  }
-
-  /** {@code by bob since T, until resumed: reason}, as {@code status} shows a pause. */
-  private static String describe(PauseState.Pause p) {
-    return "by "
-        + p.actor()
-        + " since "
-        + p.pausedAt()
-        + ", "
-        + (p.until() == null ? "until resumed" : "until " + p.until())
-        + ": "
-        + p.reason();
-  }
-
-  /** A row of {@link #PAUSES} or {@link #PAUSE_OF}. */
-  private static PauseState.Pause pause(Map<String, Object> row) {
-    return new PauseState.Pause(
-        String.valueOf(row.get("scope")),
-        String.valueOf(row.get("reason")),
-        String.valueOf(row.get("actor")),
-        (Instant) row.get("paused_at"),
-        (Instant) row.get("until"));
+    return pauses.resume(request, scope);
   }
 
   /**
    * Ends the poison backoff of one conference ({@code id}) or of every live row in backoff (null).
    */
   public Outcome retry(Request request, @Nullable UUID id) throws SQLException {
-    return act(
+    return ActionTransaction.run(
+        dataSource,
         request,
         c -> Jdbc.rows(c, BACKING_OFF, Jdbc.ts(request.at()), id, id),
-        (c, rows) -> update(c, RETRY, Jdbc.uuidArray(c, ids(rows))),
+        (c, rows) ->
+            ActionTransaction.update(c, RETRY, Jdbc.uuidArray(c, ActionTransaction.ids(rows))),
         id == null ? "no conference is in poison backoff" : null);
   }
 
   /** Quarantined outbox rows back to pending (since {@code since}, or all when null). */
   public Outcome requeueQuarantined(Request request, @Nullable Instant since) throws SQLException {
-    return act(
+    return ActionTransaction.run(
+        dataSource,
         request,
         c -> Jdbc.rows(c, QUARANTINED, Jdbc.ts(since)),
-        (c, rows) -> update(c, REQUEUE_QUARANTINED, Jdbc.uuidArray(c, ids(rows))),
+        (c, rows) ->
+            ActionTransaction.update(
+                c, REQUEUE_QUARANTINED, Jdbc.uuidArray(c, ActionTransaction.ids(rows))),
         "no quarantined outbox row" + (since == null ? "" : " quarantined since " + since));
   }
 
   /** Given-up recorder stop requests back to pending (since {@code since}, or all when null). */
   public Outcome requeueGivenUp(Request request, @Nullable Instant since) throws SQLException {
-    return act(
+    return ActionTransaction.run(
+        dataSource,
         request,
         c -> Jdbc.rows(c, GIVEN_UP, Jdbc.ts(since)),
-        (c, rows) -> update(c, REQUEUE_GIVEN_UP, Jdbc.uuidArray(c, ids(rows))),
+        (c, rows) ->
+            ActionTransaction.update(
+                c, REQUEUE_GIVEN_UP, Jdbc.uuidArray(c, ActionTransaction.ids(rows))),
         "no given-up recorder stop request" + (since == null ? "" : " given up since " + since));
   }
 
@@ -384,49 +204,10 @@ public final class OperatorActions {
 
   /**
    * The newest audit rows matching {@code filter}, newest first: {@code arguments} as a map, and
-   * {@code ids}, every id the action changed (a conference, an outbox row, a pause's scope, and for
-   * {@code end} each row it wrote), in place of the full {@code changed} document.
+   * {@code ids}, every id the action changed, in place of the full {@code changed} document.
    */
   public List<Map<String, Object>> recent(AuditFilter filter) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      List<Map<String, Object>> rows =
-          Jdbc.rows(
-              c,
-              RECENT,
-              filter.action(),
-              filter.action(),
-              filter.actor(),
-              filter.actor(),
-              Jdbc.ts(filter.since()),
-              filter.limit());
-      for (Map<String, Object> r : rows) {
-        r.put("arguments", JSON.readValue((String) r.get("arguments"), Map.class));
-        r.put("ids", changedIds(Jdbc.jsonList(r.remove("changed"))));
-      }
-      return rows;
-    }
-  }
-
-  /** The ids in an audit row's {@code changed}: each row's id (or scope) and what it wrote. */
-  static List<String> changedIds(List<Object> changed) {
-    List<String> ids = new ArrayList<>();
-    for (Object o : changed) {
-      if (!(o instanceof Map<?, ?> row)) {
-        continue;
-      }
-      Object id = row.get("id") != null ? row.get("id") : row.get("scope");
-      if (id != null) {
-        ids.add(String.valueOf(id));
-      }
-      if (row.get("written") instanceof Map<?, ?> written) {
-        for (Object list : written.values()) {
-          if (list instanceof List<?> l) {
-            l.forEach(x -> ids.add(String.valueOf(x)));
-          }
-        }
-      }
-    }
-    return ids;
+    return AuditTrail.recent(dataSource, filter);
   }
 
   /** Why {@code retry <id>} found nothing: no such conference, terminal, or not backing off. */
@@ -447,90 +228,5 @@ public final class OperatorActions {
           + (next == null ? "" : " (its retry time " + next + " has passed)")
           + ": the next cycle considers it anyway";
     }
-  }
-
-  @FunctionalInterface
-  private interface Select {
-    List<Map<String, Object>> rows(Connection c) throws SQLException;
-  }
-
-  @FunctionalInterface
-  private interface Change {
-    int apply(Connection c, List<Map<String, Object>> rows) throws SQLException;
-  }
-
-  private Outcome act(Request request, Select select, Change change, @Nullable String nothing)
-      throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        try (Statement st = c.createStatement()) {
-          st.executeQuery(LIMITS).close();
-        }
-        List<Map<String, Object>> rows = select.rows(c);
-        if (rows.isEmpty()) {
-          c.rollback();
-          return new Outcome(Result.NOTHING, rows, null, nothing);
-        }
-        if (rows.size() > 1 && !request.confirmed()) {
-          c.rollback();
-          return new Outcome(Result.PLAN_ONLY, rows, null, null);
-        }
-        int changed = change.apply(c, rows);
-        if (changed != rows.size()) {
-          // The rows are locked since the select: a different count is a bug, never a race.
-          throw new IllegalStateException(
-              request.action() + " changed " + changed + " rows, expected " + rows.size());
-        }
-        long auditId = audit(c, request, rows);
-        c.commit();
-        return new Outcome(Result.APPLIED, rows, auditId, null);
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      }
-    }
-  }
-
-  static long audit(Connection c, Request request, List<Map<String, Object>> rows)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(AUDIT)) {
-      ps.setObject(1, Jdbc.ts(request.at()));
-      ps.setString(2, request.actor());
-      ps.setString(3, request.action());
-      ps.setString(4, JSON.writeValueAsString(request.arguments()));
-      ps.setString(5, request.reason());
-      ps.setInt(6, rows.size());
-      ps.setString(7, JSON.writeValueAsString(rows));
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
-  }
-
-  private static int update(Connection c, String sql, Object array) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setObject(1, array);
-      return count(ps);
-    }
-  }
-
-  private static int count(PreparedStatement ps) throws SQLException {
-    int n = 0;
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private static List<UUID> ids(List<Map<String, Object>> rows) {
-    List<UUID> out = new ArrayList<>(rows.size());
-    for (Map<String, Object> r : rows) {
-      out.add((UUID) r.get("id"));
-    }
-    return out;
   }
 }

@@ -29,7 +29,9 @@ import pin.messenger.reaper.store.OperatorActions.Result;
  */
 public final class OperatorEnd {
 
-  /** The row as the claim reads it ({@link Claims#session}), locked; waits at most lock_timeout. */
+  /**
+   * The row as the claim reads it ({@link SessionRow#read}), locked; waits at most lock_timeout.
+   */
   static final String ROW =
       """
       SELECT c.id, c.chat_id, c.deal_id, c.tenant_id, c.media_type, c.status, c.end_reason,
@@ -37,7 +39,7 @@ public final class OperatorEnd {
              c.active_participant_count, c.peak_participant_count, c.reaper_attempts,
              c.reaper_last_error, c.reaper_next_attempt_at,
       """
-          + Claims.EVENT_COLUMNS
+          + SessionRow.EVENT_COLUMNS
           + """
 
         FROM messenger.conference_sessions c
@@ -64,7 +66,7 @@ public final class OperatorEnd {
       c.setAutoCommit(false);
       try {
         try (Statement st = c.createStatement()) {
-          st.executeQuery(OperatorActions.LIMITS).close();
+          st.executeQuery(ActionTransaction.LIMITS).close();
         }
         Map<String, Object> before = new LinkedHashMap<>();
         ConferenceSession session = null;
@@ -72,7 +74,7 @@ public final class OperatorEnd {
           ps.setObject(1, id);
           try (ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
-              session = Claims.session(rs);
+              session = SessionRow.read(rs);
               for (String column :
                   List.of(
                       "id",
@@ -127,7 +129,7 @@ public final class OperatorEnd {
         rows.remove("conference");
         row.put("written", rows);
         List<Map<String, Object>> changed = new ArrayList<>(List.of(row));
-        long auditId = OperatorActions.audit(c, request, changed);
+        long auditId = AuditTrail.write(c, request, changed);
         c.commit();
         return new Outcome(Result.APPLIED, changed, auditId, "closed as " + end.phase().label());
       } catch (SQLException | RuntimeException e) {

@@ -14,7 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reading the operators' pauses ({@code messenger.conference_reaper_pauses}): the expression the
- * run lock's round trip carries, and its decoding. Written only by {@link OperatorActions}.
+ * run lock's round trip carries, and its decoding. Written only by {@link PauseActions}.
  */
 public final class Pauses {
   private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -26,7 +26,7 @@ import pin.messenger.reaper.core.Transition;
  * <p>Round trips on the happy path: the limits, the run lock's check, the claim and its count in
  * one; the write with its savepoint, release and the lock's check again in one; the commit. A batch
  * with nothing to write: two. A drain's later batch that reads ahead ({@link DrainCursor}): two
- * more, once per {@link Claims#PREFETCH_BATCHES} batches or more.
+ * more, once per {@link DrainCursor#PREFETCH_BATCHES} batches or more.
  */
 final class PostgresBatch implements ReaperStore.Batch {
 
@@ -112,7 +112,7 @@ final class PostgresBatch implements ReaperStore.Batch {
                 .next(
                     after,
                     Claims.window(limit),
-                    Claims.prefetchSize(limit),
+                    DrainCursor.prefetchSize(limit),
                     (from, n) -> {
                       sendPendingLimits();
                       return claims.prefetch(phase, cutoff, asOf, from, n);

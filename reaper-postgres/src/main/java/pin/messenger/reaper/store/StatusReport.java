@@ -175,8 +175,8 @@ public final class StatusReport {
     return new Schedule(
         options.schedule().label(),
         options.pollingInterval().toString(),
-        options.nextDueCoalesce().toString(),
-        options.nextDueMinGap().toString(),
+        options.nextDue().coalesce().toString(),
+        options.nextDue().minGap().toString(),
         nextDue,
         new NextWakeup(
             w.reason(),
