@@ -1,11 +1,7 @@
 package pin.messenger.reaper.testing;
 
-import com.nimbusds.jose.JOSEException;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.crypto.MACVerifier;
 import com.nimbusds.jose.util.JSONObjectUtils;
 import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -16,15 +12,12 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real local HTTP server speaking LiveKit's Egress service as far as a stop needs: {@code POST
@@ -54,9 +47,6 @@ import java.util.concurrent.TimeUnit;
 public final class LiveKitEgressServer implements AutoCloseable {
   /** The one method served, as LiveKit's Twirp routes it. */
   public static final String STOP_EGRESS_PATH = "/twirp/livekit.Egress/StopEgress";
-
-  /** go-jose's default leeway for {@code exp} and {@code nbf}, which LiveKit's token check uses. */
-  static final Duration LEEWAY = Duration.ofMinutes(1);
 
   /** LiveKit's egress states ({@code livekit.EgressStatus}) that this server uses. */
   public static final String STARTING = "EGRESS_STARTING";
@@ -103,20 +93,18 @@ public final class LiveKitEgressServer implements AutoCloseable {
 
     /** Whether the verified token grants {@code video.roomRecord}, which egress calls need. */
     public boolean roomRecordGranted() {
-      return claims != null && roomRecord(claims);
+      return claims != null && LiveKitWire.roomRecord(claims);
     }
   }
 
   private record Egress(String roomName, String roomId, String status, Instant startedAt) {}
-
-  private record Answer(int status, String body) {}
 
   private final String apiKey;
   private final byte[] apiSecret;
   private final Map<String, Egress> egresses = new ConcurrentHashMap<>();
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private final HttpServer server;
-  private volatile Answer forced;
+  private volatile LiveKitWire.Answer forced;
 
   /** Starts on a free loopback port, accepting tokens of this one API key pair. */
   public LiveKitEgressServer(String apiKey, String apiSecret) throws IOException {
@@ -160,7 +148,7 @@ public final class LiveKitEgressServer implements AutoCloseable {
    * back to the service's answers.
    */
   public void answer(int status, String body) {
-    forced = body == null ? null : new Answer(status, body);
+    forced = body == null ? null : new LiveKitWire.Answer(status, body);
   }
 
   public List<Call> calls() {
@@ -183,7 +171,7 @@ public final class LiveKitEgressServer implements AutoCloseable {
       body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     Request r = new Request(exchange, body);
-    Answer a = r.answer();
+    LiveKitWire.Answer a = r.answer();
     byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
     exchange
         .getResponseHeaders()
@@ -217,97 +205,66 @@ public final class LiveKitEgressServer implements AutoCloseable {
     Request(HttpExchange exchange, String body) {
       this.exchange = exchange;
       this.body = body;
-      this.egressId = sentEgressId(body);
+      this.egressId = LiveKitWire.sentEgressId(body);
     }
 
-    Answer answer() {
+    LiveKitWire.Answer answer() {
       String authorization = exchange.getRequestHeaders().getFirst("Authorization");
       if (authorization != null) {
         if (!authorization.startsWith("Bearer ")) {
           return refuse("invalid authorization header. Must start with Bearer ");
         }
-        String refused = verify(authorization.substring("Bearer ".length()));
-        if (refused != null) {
-          return refuse(refused);
+        LiveKitWire.Verified v =
+            LiveKitWire.verify(apiKey, apiSecret, authorization.substring("Bearer ".length()));
+        if (v.refusal() != null) {
+          return refuse(v.refusal());
         }
+        claims = v.claims();
       }
       twirp = true;
       String method = exchange.getRequestMethod();
       String path = exchange.getRequestURI().getPath();
       if (!method.equals("POST")) {
-        return twirpError(
+        return LiveKitWire.twirpError(
             "bad_route", "unsupported method \"" + method + "\" (only POST is allowed)");
       }
       if (!path.equals(STOP_EGRESS_PATH)) {
-        return twirpError("bad_route", "no handler for path \"" + path + "\"");
+        return LiveKitWire.twirpError("bad_route", "no handler for path \"" + path + "\"");
       }
       String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
       String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].strip();
       if (!mediaType.equalsIgnoreCase("application/json")) {
-        return twirpError("bad_route", "unexpected Content-Type: \"" + contentType + "\"");
+        return LiveKitWire.twirpError(
+            "bad_route", "unexpected Content-Type: \"" + contentType + "\"");
       }
       try {
         Map<String, Object> json = JSONObjectUtils.parse(body.isBlank() ? "{}" : body);
-        Object id = egressIdField(json);
+        Object id = LiveKitWire.egressIdField(json);
         if (id != null && !(id instanceof String)) {
-          return twirpError("malformed", "the json request could not be decoded");
+          return LiveKitWire.twirpError("malformed", "the json request could not be decoded");
         }
       } catch (ParseException e) {
-        return twirpError("malformed", "the json request could not be decoded");
+        return LiveKitWire.twirpError("malformed", "the json request could not be decoded");
       }
-      if (claims == null || !roomRecord(claims)) {
-        return twirpError("unauthenticated", "permissions denied");
+      if (claims == null || !LiveKitWire.roomRecord(claims)) {
+        return LiveKitWire.twirpError("unauthenticated", "permissions denied");
       }
-      Answer f = forced;
+      LiveKitWire.Answer f = forced;
       return f != null ? f : stop(egressId == null ? "" : egressId);
     }
 
-    /** LiveKit's token check; the reason it refuses the token, or null when it verifies. */
-    private String verify(String token) {
-      SignedJWT jwt;
-      JWTClaimsSet c;
-      try {
-        jwt = SignedJWT.parse(token);
-        c = jwt.getJWTClaimsSet();
-      } catch (ParseException e) {
-        return "invalid authorization token";
-      }
-      if (!apiKey.equals(c.getIssuer())) {
-        return "invalid API key: " + c.getIssuer();
-      }
-      try {
-        if (!JWSAlgorithm.HS256.equals(jwt.getHeader().getAlgorithm())
-            || !jwt.verify(new MACVerifier(apiSecret))) {
-          return "invalid token: error in cryptographic primitive";
-        }
-      } catch (JOSEException e) {
-        return "invalid token: " + e.getMessage();
-      }
-      Instant now = Instant.now();
-      Date exp = c.getExpirationTime();
-      Date nbf = c.getNotBeforeTime();
-      if (exp == null || now.isAfter(exp.toInstant().plus(LEEWAY))) {
-        return "invalid token: validation failed, token is expired (exp)";
-      }
-      if (nbf != null && now.isBefore(nbf.toInstant().minus(LEEWAY))) {
-        return "invalid token: validation failed, token not valid yet (nbf)";
-      }
-      claims = c;
-      return null;
-    }
-
-    private Answer refuse(String reason) {
+    private LiveKitWire.Answer refuse(String reason) {
       refusal = reason;
-      return new Answer(401, reason);
+      return new LiveKitWire.Answer(401, reason);
     }
 
-    private Answer stop(String id) {
+    private LiveKitWire.Answer stop(String id) {
       Egress e = egresses.get(id);
       if (e == null) {
-        return twirpError("not_found", "egress does not exist");
+        return LiveKitWire.twirpError("not_found", "egress does not exist");
       }
       if (!e.status().equals(STARTING) && !e.status().equals(ACTIVE)) {
-        return twirpError(
+        return LiveKitWire.twirpError(
             "failed_precondition", "egress with status " + e.status() + " cannot be stopped");
       }
       Egress ending = new Egress(e.roomName(), e.roomId(), ENDING, e.startedAt());
@@ -318,62 +275,9 @@ public final class LiveKitEgressServer implements AutoCloseable {
       info.put("room_name", ending.roomName());
       info.put("status", ending.status());
       // int64 fields are strings in protobuf's JSON mapping.
-      info.put("started_at", Long.toString(nanos(ending.startedAt())));
-      info.put("updated_at", Long.toString(nanos(Instant.now())));
-      return new Answer(200, JSONObjectUtils.toJSONString(info));
+      info.put("started_at", Long.toString(LiveKitWire.nanos(ending.startedAt())));
+      info.put("updated_at", Long.toString(LiveKitWire.nanos(Instant.now())));
+      return new LiveKitWire.Answer(200, JSONObjectUtils.toJSONString(info));
     }
-  }
-
-  /** A Twirp error: its code's HTTP status and {@code {"code": …, "msg": …}}. */
-  static Answer twirpError(String code, String msg) {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("code", code);
-    json.put("msg", msg);
-    return new Answer(twirpStatus(code), JSONObjectUtils.toJSONString(json));
-  }
-
-  /** Twirp's HTTP status of an error code. */
-  static int twirpStatus(String code) {
-    return switch (code) {
-      case "bad_route", "not_found" -> 404;
-      case "malformed", "invalid_argument", "out_of_range" -> 400;
-      case "unauthenticated" -> 401;
-      case "permission_denied" -> 403;
-      case "failed_precondition" -> 412;
-      case "already_exists", "aborted" -> 409;
-      case "resource_exhausted" -> 429;
-      case "unavailable" -> 503;
-      case "deadline_exceeded" -> 408;
-      case "canceled" -> 408;
-      case "unimplemented" -> 501;
-      default -> 500;
-    };
-  }
-
-  /** protobuf's JSON mapping accepts the field's proto name and its lowerCamelCase name. */
-  private static Object egressIdField(Map<String, Object> json) {
-    return json.containsKey("egress_id") ? json.get("egress_id") : json.get("egressId");
-  }
-
-  /** The egress id a body asks for, read leniently for the record; null if it names none. */
-  private static String sentEgressId(String body) {
-    try {
-      return egressIdField(JSONObjectUtils.parse(body)) instanceof String id ? id : null;
-    } catch (ParseException e) {
-      return null;
-    }
-  }
-
-  private static boolean roomRecord(JWTClaimsSet claims) {
-    try {
-      Map<String, Object> video = claims.getJSONObjectClaim("video");
-      return video != null && Boolean.TRUE.equals(video.get("roomRecord"));
-    } catch (ParseException e) {
-      return false;
-    }
-  }
-
-  private static long nanos(Instant i) {
-    return TimeUnit.SECONDS.toNanos(i.getEpochSecond()) + i.getNano();
   }
 }
