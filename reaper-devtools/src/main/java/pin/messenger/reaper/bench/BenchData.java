@@ -43,10 +43,14 @@ final class BenchData {
   }
 
   long count(String where) throws SQLException {
+    return scalar("SELECT count(*) FROM messenger.conference_sessions WHERE " + where);
+  }
+
+  /** The first column of the first row of a query that returns one number. */
+  long scalar(String sql) throws SQLException {
     try (Connection c = dataSource.getConnection();
         Statement st = c.createStatement();
-        var rs =
-            st.executeQuery("SELECT count(*) FROM messenger.conference_sessions WHERE " + where)) {
+        var rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     }

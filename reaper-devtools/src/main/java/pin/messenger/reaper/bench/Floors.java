@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.Phase;
 
 /**
  * The two reference implementations the reaper is measured against, on the same data: (a) the
@@ -89,6 +91,22 @@ final class Floors {
         }
       }
     }
+  }
+
+  /**
+   * The set-based drain of the empty rooms due now, timed: rows/s. It must close exactly {@code
+   * expected} rows (the backlog the caller made), else the figure is of another drain.
+   */
+  double setBasedRate(int batch, long expected) throws SQLException {
+    Instant now = Instant.now();
+    Instant cutoff = Phase.EMPTY_ROOM.cutoff(now, ConferenceRoomReaperOptions.defaults());
+    long t0 = System.nanoTime();
+    long n = setBased(now, cutoff, batch);
+    double rate = n / ((System.nanoTime() - t0) / 1e9);
+    if (n != expected) {
+      throw new IllegalStateException("set-based floor closed " + n + " of " + expected);
+    }
+    return rate;
   }
 
   /**

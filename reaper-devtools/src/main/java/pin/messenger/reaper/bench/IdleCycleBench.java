@@ -1,13 +1,9 @@
 package pin.messenger.reaper.bench;
 
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
-import pin.messenger.reaper.core.Cancellation;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
-import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
 
 /**
@@ -55,48 +51,29 @@ final class IdleCycleBench {
     ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
     ConferenceRoomReaper reaper = BenchReport.reaper(idle, o);
     ConferenceRoomReaper referenceReaper = BenchReport.reaper(reference, o);
+    // In turn: the same cycle on the 10k database, the cycle, the three raw claims.
+    List<InTurn.Step> steps =
+        List.of(
+            InTurn.idleCycle(referenceReaper, "the 10k database"),
+            InTurn.idleCycle(reaper, "the idle database"),
+            now ->
+                idleFloors.rawClaims(
+                    Phase.EMPTY_ROOM.cutoff(now, o),
+                    Phase.PROVISION_TIMEOUT.cutoff(now, o),
+                    Phase.STALE_LIVE.cutoff(now, o)));
     // Warm the JIT and the caches before the first measured size, so the 10k case is not paying for
     // start-up.
-    for (int i = 0; i < 300; i++) {
-      Instant now = Instant.now();
-      reaper.runOnce(now, Cancellation.NONE);
-      referenceReaper.runOnce(now, Cancellation.NONE);
-      idleFloors.rawClaims(
-          Phase.EMPTY_ROOM.cutoff(now, o),
-          Phase.PROVISION_TIMEOUT.cutoff(now, o),
-          Phase.STALE_LIVE.cutoff(now, o));
-    }
+    InTurn.time(0, 300, steps);
     Charts.Series cycleLine = Charts.Series.of("reaper cycle (lock + 3 phases)");
     Charts.Series rawLine = Charts.Series.of("3 raw claims");
     Charts.Series refLine = Charts.Series.of("same cycle, 10k database");
     for (long history : sizes) {
       idleData.history(history);
-      List<Double> cycle = new ArrayList<>();
-      List<Double> raw = new ArrayList<>();
-      List<Double> ref = new ArrayList<>();
-      List<Double> paired = new ArrayList<>();
-      for (int i = 0; i < 46; i++) {
-        Instant now = Instant.now();
-        long r0 = System.nanoTime();
-        CycleResult rr = referenceReaper.runOnce(now, Cancellation.NONE);
-        long t0 = System.nanoTime();
-        CycleResult r = reaper.runOnce(now, Cancellation.NONE);
-        long t1 = System.nanoTime();
-        idleFloors.rawClaims(
-            Phase.EMPTY_ROOM.cutoff(now, o),
-            Phase.PROVISION_TIMEOUT.cutoff(now, o),
-            Phase.STALE_LIVE.cutoff(now, o));
-        long t2 = System.nanoTime();
-        if (r.reaped() != 0 || rr.reaped() != 0) {
-          throw new IllegalStateException("idle cycle reaped " + r.reaped() + " / " + rr.reaped());
-        }
-        if (i >= 5) { // warm-up
-          cycle.add((t1 - t0) / 1e6);
-          raw.add((t2 - t1) / 1e6);
-          ref.add((t0 - r0) / 1e6);
-          paired.add((double) (t1 - t0) / (t0 - r0));
-        }
-      }
+      List<double[]> times = InTurn.time(41, 5, steps);
+      List<Double> ref = InTurn.of(times, 0);
+      List<Double> cycle = InTurn.of(times, 1);
+      List<Double> raw = InTurn.of(times, 2);
+      List<Double> paired = BenchReport.pairedRatios(cycle, ref);
       double c = BenchReport.median(cycle);
       double w = BenchReport.median(raw);
       cycleLine = cycleLine.plus(history, c);

@@ -15,14 +15,14 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  * fresh embedded PostgreSQL. Every figure is a median of repeated runs; ratios compare runs of the
  * same process. This class starts the server and its databases and runs the sections in the order
  * of {@link Sections#KNOWN}: {@link IdleCycleBench} ({@code idle}: 1), {@link BacklogBench} ({@code
- * backlog}: 2, 3, 3b), {@link ShippedDrainBench} ({@code shipped-drain}: 2s; {@code shipped-cycle}:
- * 2c, the default and idle cycle; the production jar as a child process, the only drain section
- * that measures the worker as it ships), {@link SloBench} ({@code slo}: 4), {@link HeartbeatBench}
- * ({@code heartbeat}), {@link StartupBench} ({@code startup}: 6), {@link RunnerLimitBench} ({@code
- * limit}: the production jar as a child process on an embedded server of its own; {@code
- * --worker-jar <path>}), {@link ScheduleBench} ({@code schedule}: fixed vs next-due, the production
- * jar as two child processes). {@code --only} runs the named sections (to repeat one); the charts
- * go to {@link Charts}.
+ * backlog}: 2, 3, 3b), {@link ShippedDrainBench} ({@code shipped-drain}: 2s; the production jar as
+ * a child process, the only drain section that measures the worker as it ships), {@link
+ * ShippedCycleBench} ({@code shipped-cycle}: 2c, the default and idle cycle, likewise), {@link
+ * SloBench} ({@code slo}: 4), {@link HeartbeatBench} ({@code heartbeat}), {@link StartupBench}
+ * ({@code startup}: 6), {@link RunnerLimitBench} ({@code limit}: the production jar as a child
+ * process on an embedded server of its own; {@code --worker-jar <path>}), {@link ScheduleBench}
+ * ({@code schedule}: fixed vs next-due, the production jar as two child processes). {@code --only}
+ * runs the named sections (to repeat one); the charts go to {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
@@ -67,6 +67,7 @@ public final class ReaperBenchmark {
         new BenchData(side.getKey()).liveRooms(1000);
       }
       new BenchData(ref).history(10_000);
+      BenchServer server = new BenchServer(db -> pg.getJdbcUrl("postgres", db));
       BenchReport report = new BenchReport();
       Charts charts = Charts.from(args, report);
       report.line(
@@ -90,22 +91,19 @@ public final class ReaperBenchmark {
         backlog.drainMode();
       }
       if (sections.has("shipped-drain")) {
-        new ShippedDrainBench(quick, db -> pg.getJdbcUrl("postgres", db), report, charts).run();
+        new ShippedDrainBench(quick, server, report, charts).run();
       }
       if (sections.has("shipped-cycle")) {
-        new ShippedDrainBench(quick, db -> pg.getJdbcUrl("postgres", db), report, charts).cycles();
+        new ShippedCycleBench(server, report).run();
       }
       if (sections.has("slo")) {
         new SloBench(quick, ds, report).run();
       }
       if (sections.has("heartbeat")) {
-        new HeartbeatBench(
-                quick, ds, db -> pg.getJdbcUrl("postgres", db), idle, ref, report, charts)
-            .run();
+        new HeartbeatBench(quick, server, idle, ref, report, charts).run();
       }
       if (sections.has("startup")) {
-        new StartupBench(quick, args, pg.getJdbcUrl("postgres", "startup"), ds, report, charts)
-            .run();
+        new StartupBench(quick, args, server, report, charts).run();
       }
       if (sections.has("limit")) {
         new RunnerLimitBench(quick, workerJar, report, charts).run();

@@ -4,11 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,24 +37,6 @@ final class RunnerLimitBench {
 
   /** One mode: its name, the worker's options, the offered rates in order. */
   record Mode(String name, List<String> workerOptions, List<Double> rates) {}
-
-  /** One measured step. */
-  record Step(
-      Instant from,
-      Instant to,
-      double offered,
-      double achieved,
-      long rooms,
-      long closed,
-      double p50,
-      double p99,
-      double max,
-      double withinInterval,
-      long troughFirst,
-      long troughLast,
-      long maxCycleMs,
-      double msPer100,
-      boolean sustainable) {}
 
   private final boolean quick;
   private final Path workerJar;
@@ -155,7 +134,7 @@ final class RunnerLimitBench {
       long live = data.count("status IN ('Provisioning', 'Active')");
       List<double[]> samples = new CopyOnWriteArrayList<>();
       ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
-      List<Step> steps = new ArrayList<>();
+      List<LimitStep> steps = new ArrayList<>();
       try (WorkerProcess worker = WorkerProcess.start(workerJar, url, mode.workerOptions());
           OrphanGenerator generator = new OrphanGenerator(ds, options)) {
         var unused =
@@ -174,7 +153,8 @@ final class RunnerLimitBench {
           Instant to = Instant.now();
           long written = generator.written() - before;
           double seconds = Duration.between(from, to).toMillis() / 1000.0;
-          Step s = measure(ds, worker, samples, rate, written / seconds, from, to);
+          LimitStep s =
+              LimitStep.measure(options, ds, worker, samples, rate, written / seconds, from, to);
           // The previous step's rooms are all decided by now (one whole step later): measured
           // again, its line is printed with final figures.
           if (!steps.isEmpty()) {
@@ -211,12 +191,14 @@ final class RunnerLimitBench {
     return line;
   }
 
-  private Step again(HikariDataSource ds, WorkerProcess worker, List<double[]> samples, Step s)
+  private LimitStep again(
+      HikariDataSource ds, WorkerProcess worker, List<double[]> samples, LimitStep s)
       throws Exception {
-    return measure(ds, worker, samples, s.offered(), s.achieved(), s.from(), s.to());
+    return LimitStep.measure(
+        options, ds, worker, samples, s.offered(), s.achieved(), s.from(), s.to());
   }
 
-  private Charts.Series print(Step s, Charts.Series line) {
+  private Charts.Series print(LimitStep s, Charts.Series line) {
     report.line(
         String.format(
             "| %,.0f | %,.1f | %,d | %,d | %.1f | %.1f | %.1f | %.1f %% | %,d → %,d | %,d | %s | %s |",
@@ -236,10 +218,10 @@ final class RunnerLimitBench {
     return line.plus(s.offered(), s.p99());
   }
 
-  private void summary(Mode mode, List<Step> steps) {
+  private void summary(Mode mode, List<LimitStep> steps) {
     double best = 0;
     double firstNot = Double.NaN;
-    for (Step s : steps) {
+    for (LimitStep s : steps) {
       if (s.sustainable()) {
         best = Math.max(best, s.offered());
       } else if (Double.isNaN(firstNot)) {
@@ -261,101 +243,5 @@ final class RunnerLimitBench {
     } catch (SQLException | RuntimeException e) {
       // A missed sample only thins the series.
     }
-  }
-
-  private Step measure(
-      HikariDataSource ds,
-      WorkerProcess worker,
-      List<double[]> samples,
-      double rate,
-      double achieved,
-      Instant from,
-      Instant to)
-      throws Exception {
-    long intervalMs = options.pollingInterval().toMillis();
-    // From the step's second interval: in drain mode the trough is what arrived during the last
-    // cycle (rate × cycle length), and the first interval's cycle still ran at the previous rate.
-    long troughFirst =
-        trough(samples, from.toEpochMilli() + intervalMs, from.toEpochMilli() + 2 * intervalMs);
-    long troughLast = trough(samples, to.toEpochMilli() - intervalMs, to.toEpochMilli());
-    long rooms;
-    long closed;
-    double p50;
-    double p99;
-    double max;
-    double within;
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                """
-                WITH r AS (
-                  SELECT extract(epoch FROM coalesce(
-                           CASE WHEN s.status IN ('Provisioning', 'Active') THEN NULL
-                                ELSE pg_xact_commit_timestamp(s.xmin) END, clock_timestamp()) - b.due_at)
-                           AS lateness,
-                         s.status NOT IN ('Provisioning', 'Active') AS closed
-                    FROM bench_limit_rooms b JOIN messenger.conference_sessions s ON s.id = b.id
-                   WHERE b.due_at >= ? AND b.due_at < ?
-                )
-                SELECT count(*), count(*) FILTER (WHERE closed),
-                       percentile_cont(0.5) WITHIN GROUP (ORDER BY lateness),
-                       percentile_cont(0.99) WITHIN GROUP (ORDER BY lateness),
-                       max(lateness),
-                       count(*) FILTER (WHERE closed AND lateness <= ?)
-                  FROM r
-                """)) {
-      ps.setTimestamp(1, Timestamp.from(from));
-      ps.setTimestamp(2, Timestamp.from(to));
-      ps.setDouble(3, intervalMs / 1000.0);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        rooms = rs.getLong(1);
-        closed = rs.getLong(2);
-        p50 = rs.getDouble(3);
-        p99 = rs.getDouble(4);
-        max = rs.getDouble(5);
-        within = rooms == 0 ? 0 : rs.getLong(6) / (double) rooms;
-      }
-    }
-    long maxCycle = 0;
-    long cycleMs = 0;
-    long cycleClosed = 0;
-    for (WorkerProcess.Cycle cycle : worker.cycles()) {
-      if (cycle.at().isAfter(from) && cycle.at().isBefore(to)) {
-        maxCycle = Math.max(maxCycle, cycle.durationMs());
-        cycleMs += cycle.durationMs();
-        cycleClosed += cycle.closed();
-      }
-    }
-    long arrivals = Math.round(achieved * Duration.between(from, to).toMillis() / 1000.0);
-    boolean sustainable =
-        troughLast - troughFirst <= Math.max(options.batchSize() / 2, arrivals / 20);
-    return new Step(
-        from,
-        to,
-        rate,
-        achieved,
-        rooms,
-        closed,
-        p50,
-        p99,
-        max,
-        within,
-        troughFirst,
-        troughLast,
-        maxCycle,
-        cycleClosed == 0 ? Double.NaN : 100.0 * cycleMs / cycleClosed,
-        sustainable);
-  }
-
-  /** The smallest backlog sampled in {@code [fromMs, toMs)}: what the last cycle left. */
-  private static long trough(List<double[]> samples, long fromMs, long toMs) {
-    double min = Double.NaN;
-    for (double[] s : samples) {
-      if (s[0] >= fromMs && s[0] < toMs && (Double.isNaN(min) || s[1] < min)) {
-        min = s[1];
-      }
-    }
-    return Double.isNaN(min) ? -1 : (long) min;
   }
 }

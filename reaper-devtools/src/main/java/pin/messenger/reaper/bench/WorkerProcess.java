@@ -9,8 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The production jar's {@code run} as a child process, configured only by its command line (what an
@@ -21,9 +19,6 @@ final class WorkerProcess implements AutoCloseable {
   /** The JVM flags {@code bin/reaper} and the container image start the worker with. */
   static final List<String> JVM_FLAGS =
       List.of("-Xms64m", "-Xmx160m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-Xss512k");
-
-  private static final Pattern CYCLE = Pattern.compile("\"message\":\"cycle completed\"");
-  private static final Pattern TIMESTAMP = Pattern.compile("\"@timestamp\":\"([^\"]+)\"");
 
   /** One {@code cycle completed} line: when it was logged, how long it ran, what it closed. */
   record Cycle(Instant at, long durationMs, long closed) {}
@@ -80,7 +75,7 @@ final class WorkerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
     while (worker.cycles().isEmpty()) {
       if (!p.isAlive() || System.nanoTime() - deadline > 0) {
-        String tail = worker.tail();
+        String tail = Child.tail(log);
         worker.close();
         throw new IllegalStateException(
             "the worker did not complete a first cycle (" + command + "):\n" + tail);
@@ -95,27 +90,20 @@ final class WorkerProcess implements AutoCloseable {
     List<Cycle> cycles = new ArrayList<>();
     // Streamed: with a line per room the log reaches hundreds of MB, more than the bench's heap.
     try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-      lines.filter(l -> CYCLE.matcher(l).find()).forEach(line -> add(cycles, line));
+      lines
+          .filter(l -> l.contains(WorkerLog.CYCLE_COMPLETED))
+          .forEach(
+              line ->
+                  WorkerLog.timestamp(line)
+                      .ifPresent(
+                          at ->
+                              cycles.add(
+                                  new Cycle(
+                                      at,
+                                      WorkerLog.field(line, "durationMs"),
+                                      WorkerLog.closed(line)))));
     }
     return cycles;
-  }
-
-  private static void add(List<Cycle> cycles, String line) {
-    Matcher ts = TIMESTAMP.matcher(line);
-    if (ts.find()) {
-      cycles.add(
-          new Cycle(
-              Instant.parse(ts.group(1)),
-              field(line, "durationMs"),
-              field(line, "emptyTimeout")
-                  + field(line, "provisionFailed")
-                  + field(line, "staleTimeout")));
-    }
-  }
-
-  private static long field(String line, String name) {
-    Matcher m = Pattern.compile("\"" + name + "\":(\\d+)").matcher(line);
-    return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 
   /** Lines of the log that say the worker fell behind its deadline, or failed. */
@@ -125,27 +113,10 @@ final class WorkerProcess implements AutoCloseable {
     }
   }
 
-  private String tail() {
-    try {
-      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    } catch (IOException e) {
-      return "(log unreadable: " + e + ")";
-    }
-  }
-
   /** SIGTERM, as a deployment stops it; killed if it has not stopped within a minute. */
   @Override
   public void close() throws IOException {
-    process.destroy();
-    try {
-      if (!process.waitFor(Duration.ofMinutes(1).toSeconds(), TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    Child.stop(process, Duration.ofMinutes(1));
     Files.deleteIfExists(log);
   }
 }

@@ -2,7 +2,6 @@ package pin.messenger.reaper.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,27 +15,19 @@ import org.junit.jupiter.api.Test;
  * instant (the writes' SQL dates the due instant {@code now() + 90 seconds} for an emptied room and
  * {@code now() + 2 minutes} for a created Provisioning room).
  */
-class ScheduleBenchPlanTest {
+class SchedulePlanTest {
   static final Duration WINDOW = Duration.ofSeconds(100);
   static final Duration GRACE = Duration.ofSeconds(90);
   static final Duration PROVISION = Duration.ofMinutes(2);
 
-  static List<ScheduleBench.Room> plan() {
-    BenchReport report = new BenchReport();
-    ScheduleBench bench =
-        new ScheduleBench(
-            false,
-            List.of("--schedule-seconds", Long.toString(WINDOW.toSeconds())),
-            Path.of("unused.jar"),
-            report,
-            Charts.from(List.of("--no-charts"), report));
-    return bench.plan(Instant.EPOCH);
+  static List<SchedulePlan.Room> plan() {
+    return SchedulePlan.plan(WINDOW, Instant.EPOCH);
   }
 
   @Test
   void the_same_seed_plans_the_same_rooms() {
-    List<ScheduleBench.Room> a = plan();
-    List<ScheduleBench.Room> b = plan();
+    List<SchedulePlan.Room> a = plan();
+    List<SchedulePlan.Room> b = plan();
 
     assertThat(a).hasSameSizeAs(b);
     for (int i = 0; i < a.size(); i++) {
@@ -48,7 +39,7 @@ class ScheduleBenchPlanTest {
 
   @Test
   void each_window_holds_its_rate_times_its_length_of_rooms_falling_due_inside_it() {
-    List<ScheduleBench.Room> rooms = plan();
+    List<SchedulePlan.Room> rooms = plan();
     double[] rates = {0.1, 1, 10};
 
     assertThat(rooms).hasSize(10 + 100 + 1000);
@@ -65,7 +56,7 @@ class ScheduleBenchPlanTest {
   void seven_in_ten_rooms_empty_three_in_twenty_never_admitted_three_in_twenty_go_stale() {
     Map<String, Long> byPhase =
         plan().stream()
-            .collect(Collectors.groupingBy(ScheduleBench.Room::phase, Collectors.counting()));
+            .collect(Collectors.groupingBy(SchedulePlan.Room::phase, Collectors.counting()));
     double n = 1110;
 
     assertThat(byPhase.keySet())
@@ -77,14 +68,14 @@ class ScheduleBenchPlanTest {
 
   @Test
   void a_participant_comes_back_only_to_an_emptied_room_within_its_grace() {
-    List<ScheduleBench.Room> rooms = plan();
-    List<ScheduleBench.Room> rejoined =
+    List<SchedulePlan.Room> rooms = plan();
+    List<SchedulePlan.Room> rejoined =
         rooms.stream().filter(r -> !r.rejoin().equals(Instant.MAX)).toList();
 
     assertThat(rejoined).isNotEmpty().allMatch(r -> r.phase().equals("empty-room"));
     long emptied = rooms.stream().filter(r -> r.phase().equals("empty-room")).count();
     assertThat((double) rejoined.size() / emptied).isBetween(0.15, 0.25);
-    for (ScheduleBench.Room r : rejoined) {
+    for (SchedulePlan.Room r : rejoined) {
       Instant emptiedAt = r.due().minus(GRACE);
       assertThat(r.rejoin()).isAfter(emptiedAt).isBefore(r.due());
     }
@@ -92,14 +83,14 @@ class ScheduleBenchPlanTest {
 
   @Test
   void every_write_comes_one_window_before_its_room_falls_due_and_in_time_order() {
-    List<ScheduleBench.Room> plan = plan();
+    List<SchedulePlan.Room> plan = plan();
     Duration shift = Duration.ofHours(5);
-    List<ScheduleBench.Event> events = ScheduleBench.events(plan, shift);
+    List<SchedulePlan.Event> events = SchedulePlan.events(plan, shift);
 
-    Map<java.util.UUID, ScheduleBench.Room> planned =
-        plan.stream().collect(Collectors.toMap(ScheduleBench.Room::id, r -> r));
-    for (ScheduleBench.Event e : events) {
-      ScheduleBench.Room r = planned.get(e.room().id());
+    Map<java.util.UUID, SchedulePlan.Room> planned =
+        plan.stream().collect(Collectors.toMap(SchedulePlan.Room::id, r -> r));
+    for (SchedulePlan.Event e : events) {
+      SchedulePlan.Room r = planned.get(e.room().id());
       Instant due = r.due().plus(shift);
       assertThat(e.room().due()).isEqualTo(due);
       switch (e.what()) {
@@ -113,7 +104,7 @@ class ScheduleBenchPlanTest {
       }
     }
     assertThat(events)
-        .extracting(ScheduleBench.Event::at)
+        .extracting(SchedulePlan.Event::at)
         .isSortedAccordingTo(java.util.Comparator.naturalOrder());
     long empty = plan.stream().filter(r -> r.phase().equals("empty-room")).count();
     long provisioning = plan.stream().filter(r -> r.phase().equals("provision-timeout")).count();
