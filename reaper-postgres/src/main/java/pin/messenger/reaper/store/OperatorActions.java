@@ -158,21 +158,14 @@ public final class OperatorActions {
    * @param limit at most this many, newest first
    */
   public record AuditFilter(
-      @Nullable String action, @Nullable String actor, @Nullable Instant since, int limit) {}
-
-  /** Every action the audit trail records, as its {@code action} column spells it. */
-  public static final List<String> ACTIONS =
-      List.of(
-          "pause",
-          "resume",
-          "retry",
-          "requeue-kafka-quarantined",
-          "requeue-recorder-given-up",
-          "end");
+      @Nullable OperatorAction action,
+      @Nullable String actor,
+      @Nullable Instant since,
+      int limit) {}
 
   /** Who acts, when, why and with what arguments (as the audit row records them). */
   public record Request(
-      String action,
+      OperatorAction action,
       String actor,
       Instant at,
       @Nullable String reason,
@@ -388,13 +381,15 @@ public final class OperatorActions {
    * {@code end} each row it wrote), in place of the full {@code changed} document.
    */
   public List<Map<String, Object>> recent(AuditFilter filter) throws SQLException {
+    OperatorAction only = filter.action();
+    @Nullable String action = only == null ? null : only.label();
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> rows =
           Jdbc.rows(
               c,
               RECENT,
-              filter.action(),
-              filter.action(),
+              action,
+              action,
               filter.actor(),
               filter.actor(),
               Jdbc.ts(filter.since()),
@@ -497,7 +492,7 @@ public final class OperatorActions {
     try (PreparedStatement ps = c.prepareStatement(AUDIT)) {
       ps.setObject(1, Jdbc.ts(request.at()));
       ps.setString(2, request.actor());
-      ps.setString(3, request.action());
+      ps.setString(3, request.action().label());
       ps.setString(4, JSON.writeValueAsString(request.arguments()));
       ps.setString(5, request.reason());
       ps.setInt(6, rows.size());

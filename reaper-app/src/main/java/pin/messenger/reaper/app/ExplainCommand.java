@@ -1,0 +1,53 @@
+package pin.messenger.reaper.app;
+
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import pin.messenger.reaper.store.Explanation;
+
+/** {@code explain <id> [--json]}: why the reaper does (or does not) close one conference. */
+@Command(
+    name = "explain",
+    customSynopsis = "explain <id> [--json]",
+    description = {
+      "one conference: status, timestamps, which phase matches or when it",
+      "will, whether its row is locked and by whom, its last 5 errors,",
+      "its outbox rows"
+    })
+final class ExplainCommand extends CommandBase {
+  @Option(names = "--json", description = "one JSON object instead of the text")
+  boolean json;
+
+  @Parameters(
+      arity = "0..1",
+      paramLabel = "<id>",
+      description = "the conference id (a UUID)",
+      converter = CliOptions.ConferenceId.class)
+  @Nullable UUID id;
+
+  @Override
+  public void run(CliContext cli) {
+    UUID conference = id;
+    if (conference == null) {
+      throw new ReaperCli.UsageException("explain needs a conference id");
+    }
+    cli.inApplication(
+        "explain",
+        springOptions(),
+        false,
+        (ctx, options, clock) -> {
+          Explanation.Explained explained =
+              new Explanation(ctx.getBean(DataSource.class))
+                  .explain(conference, clock.instant(), options);
+          if (explained == null) {
+            String none = "no conference " + conference;
+            return new CliContext.Output(3, json ? CliJson.error(none) : none);
+          }
+          return new CliContext.Output(
+              0, json ? CliJson.write(explained) : StatusText.humanExplain(explained));
+        });
+  }
+}
