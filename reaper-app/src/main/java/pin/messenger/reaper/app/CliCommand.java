@@ -13,10 +13,8 @@ interface CliCommand {
   void run(CliContext cli);
 
   /**
-   * True when this command's stdout is a JSON document whatever the command line says ({@code
-   * run-once}, {@code migrate}): a bad command line is then answered with an error document too.
+   * A command whose stdout is a JSON document whatever the command line says ({@code run-once},
+   * {@code migrate}): a bad command line is then answered with an error document too.
    */
-  default boolean alwaysJson() {
-    return false;
-  }
+  interface PrintsDocument extends CliCommand {}
 }

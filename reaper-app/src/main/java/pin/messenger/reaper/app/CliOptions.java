@@ -6,7 +6,9 @@ import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Parameters;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.store.OperatorAction;
 
@@ -50,6 +52,25 @@ final class CliOptions {
         throw new ReaperCli.UsageException(
             "--started-at '" + text + "' is not an instant (2026-12-02T10:00:00Z)");
       }
+    }
+  }
+
+  /** A command's one positional argument, a conference id (optional for {@code retry}). */
+  static final class Conference {
+    @Parameters(
+        arity = "0..1",
+        paramLabel = "<id>",
+        description = "the conference id (a UUID)",
+        converter = ConferenceId.class)
+    @Nullable UUID id;
+
+    /** The id, else a usage error: {@code <command> needs a conference id}. */
+    UUID required(String command) {
+      UUID given = id;
+      if (given == null) {
+        throw new ReaperCli.UsageException(command + " needs a conference id");
+      }
+      return given;
     }
   }
 

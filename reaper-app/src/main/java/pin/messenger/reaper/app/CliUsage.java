@@ -46,7 +46,8 @@ final class CliUsage {
       Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
       (or --spring.datasource.url=...), required: an empty one counts as none, and
       without it every command but help exits with status 78 and one line naming
-      SPRING_DATASOURCE_URL, before anything starts.
+      SPRING_DATASOURCE_URL, before anything starts (completion counts as help: it prints a
+      script and needs no database).
       """;
 
   private CliUsage() {}

@@ -19,6 +19,22 @@ abstract class CommandBase implements CliCommand {
 
   @Unmatched List<String> rest = new ArrayList<>();
 
+  /**
+   * True when every argument is a Spring-style option with a dotted name ({@code
+   * --reaper.batch-size=5}, {@code --spring.datasource.url=...}): no command's own option has a dot
+   * in its name ({@code CliCommandsTest}), so picocli would leave every field at its default and
+   * pass them all through, and parsing can be skipped.
+   */
+  static boolean onlySpringOptions(List<String> args) {
+    for (String a : args) {
+      int equals = a.indexOf('=');
+      if (!a.startsWith("--") || equals < 0 || a.substring(0, equals).indexOf('.') < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The Spring-style options of the command line, once nothing else is left over. */
   List<String> springOptions() {
     ReaperCli.checkOptions(rest);

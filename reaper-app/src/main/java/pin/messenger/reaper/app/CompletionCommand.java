@@ -15,8 +15,8 @@ import picocli.CommandLine.Option;
     name = "completion",
     customSynopsis = "completion [--name reaper]",
     description = {
-      "print a bash completion script for the commands and their options",
-      "(source <(bin/reaper completion))"
+      "print a bash completion script for the commands and their options;",
+      "--name: the command it completes (default reaper)"
     })
 final class CompletionCommand extends CommandBase {
   @Option(

@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import pin.messenger.reaper.core.ManualEnd;
 import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorEnd;
@@ -28,12 +28,7 @@ import pin.messenger.reaper.store.OperatorEnd;
       "--without-event (no conference-ended event, no duration)"
     })
 final class EndCommand extends OperatorCommand {
-  @Parameters(
-      arity = "0..1",
-      paramLabel = "<id>",
-      description = "the conference id (a UUID)",
-      converter = CliOptions.ConferenceId.class)
-  @Nullable UUID id;
+  @Mixin CliOptions.Conference conference = new CliOptions.Conference();
 
   @Option(
       names = "--started-at",
@@ -47,10 +42,7 @@ final class EndCommand extends OperatorCommand {
 
   @Override
   public void run(CliContext cli) {
-    UUID conference = id;
-    if (conference == null) {
-      throw new ReaperCli.UsageException("end needs a conference id");
-    }
+    UUID id = conference.required("end");
     requireReason();
     if (withoutEvent && startedAt != null) {
       throw new ReaperCli.UsageException("give at most one of --started-at or --without-event");
@@ -62,7 +54,7 @@ final class EndCommand extends OperatorCommand {
         OperatorAction.END,
         arguments(
             "conferenceId",
-            conference.toString(),
+            id.toString(),
             "startedAt",
             startedAt,
             "withoutEvent",
@@ -72,6 +64,6 @@ final class EndCommand extends OperatorCommand {
         // One row at most: --yes is accepted, never needed.
         true,
         (database, options, request) ->
-            new OperatorEnd(database).end(request, conference, choice, options));
+            new OperatorEnd(database).end(request, id, choice, options));
   }
 }

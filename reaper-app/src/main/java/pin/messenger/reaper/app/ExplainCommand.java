@@ -2,10 +2,9 @@ package pin.messenger.reaper.app;
 
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import pin.messenger.reaper.store.Explanation;
 
 /** {@code explain <id> [--json]}: why the reaper does (or does not) close one conference. */
@@ -21,29 +20,20 @@ final class ExplainCommand extends CommandBase {
   @Option(names = "--json", description = "one JSON object instead of the text")
   boolean json;
 
-  @Parameters(
-      arity = "0..1",
-      paramLabel = "<id>",
-      description = "the conference id (a UUID)",
-      converter = CliOptions.ConferenceId.class)
-  @Nullable UUID id;
+  @Mixin CliOptions.Conference conference = new CliOptions.Conference();
 
   @Override
   public void run(CliContext cli) {
-    UUID conference = id;
-    if (conference == null) {
-      throw new ReaperCli.UsageException("explain needs a conference id");
-    }
+    UUID id = conference.required("explain");
     cli.inApplication(
         "explain",
         springOptions(),
         false,
         (ctx, options, clock) -> {
           Explanation.Explained explained =
-              new Explanation(ctx.getBean(DataSource.class))
-                  .explain(conference, clock.instant(), options);
+              new Explanation(ctx.getBean(DataSource.class)).explain(id, clock.instant(), options);
           if (explained == null) {
-            String none = "no conference " + conference;
+            String none = "no conference " + id;
             return new CliContext.Output(3, json ? CliJson.error(none) : none);
           }
           return new CliContext.Output(

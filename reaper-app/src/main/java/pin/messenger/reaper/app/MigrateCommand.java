@@ -16,17 +16,12 @@ import picocli.CommandLine.Command;
     name = "migrate",
     customSynopsis = "migrate",
     description = "apply the schema migrations and exit")
-final class MigrateCommand extends CommandBase {
+final class MigrateCommand extends CommandBase implements CliCommand.PrintsDocument {
   /** What {@code migrate} prints: the schema version reached, or why it failed. */
   record Document(
       boolean migrated,
       @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String schemaVersion,
       @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String error) {}
-
-  @Override
-  public boolean alwaysJson() {
-    return true;
-  }
 
   @Override
   public void run(CliContext cli) {

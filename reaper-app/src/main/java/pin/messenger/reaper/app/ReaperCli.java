@@ -102,7 +102,6 @@ public final class ReaperCli {
     // `... --json | jq` reads an error rather than nothing.
     boolean json = List.of(args).contains("--json");
     CliCommand command = CliCommands.named(name);
-    String usage = CliUsage.usage(extension);
     CommandLine line = null;
     try {
       Integer own = extension.command(name, rest);
@@ -114,23 +113,31 @@ public final class ReaperCli {
       }
       if (command == null) {
         String message = "unknown command '" + name + "'";
-        cli.err().println("conference-room-reaper: " + message + "\n\n" + usage);
+        cli.err()
+            .println("conference-room-reaper: " + message + "\n\n" + CliUsage.usage(extension));
         if (json) {
           cli.out().println(CliJson.error(message));
         }
         return EXIT_USAGE;
       }
-      json |= command.alwaysJson();
-      line = new CommandLine(command).setExpandAtFiles(false);
-      if (line.parseArgs(rest.toArray(String[]::new)).isUsageHelpRequested()) {
-        cli.out().print(CliUsage.of(line, extension));
-        return 0;
+      json |= command instanceof CliCommand.PrintsDocument;
+      if (command instanceof CommandBase base && CommandBase.onlySpringOptions(rest)) {
+        // Nothing for picocli to read (`run`, `run-once` as a deployment starts them): building its
+        // model of the command costs a start-up a few hundred milliseconds, so it is skipped.
+        base.rest.addAll(rest);
+      } else {
+        line = new CommandLine(command).setExpandAtFiles(false);
+        if (line.parseArgs(rest.toArray(String[]::new)).isUsageHelpRequested()) {
+          cli.out().print(CliUsage.of(line, extension));
+          return 0;
+        }
       }
       command.run(cli);
       return cli.status();
     } catch (CommandLine.ParameterException | UsageException e) {
       String message = message(e);
-      String help = line == null ? usage : CliUsage.of(line, extension);
+      // The usage is built only when it is printed: it reads every command's annotations.
+      String help = line == null ? CliUsage.usage(extension) : CliUsage.of(line, extension);
       cli.err().println("conference-room-reaper " + name + ": " + message + "\n\n" + help);
       if (json) {
         cli.out().println(CliJson.error(message));

@@ -1,10 +1,9 @@
 package pin.messenger.reaper.app;
 
 import java.util.UUID;
-import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
 import pin.messenger.reaper.store.OperatorActions.Outcome;
@@ -21,33 +20,26 @@ final class RetryCommand extends OperatorCommand {
   @Option(names = "--poison", description = "every row in poison backoff")
   boolean poison;
 
-  @Parameters(
-      arity = "0..1",
-      paramLabel = "<id>",
-      description = "the conference id (a UUID)",
-      converter = CliOptions.ConferenceId.class)
-  @Nullable UUID id;
+  @Mixin CliOptions.Conference conference = new CliOptions.Conference();
 
   @Override
   public void run(CliContext cli) {
-    UUID conference = id;
-    if (poison == (conference != null)) {
+    UUID id = conference.id;
+    if (poison == (id != null)) {
       throw new ReaperCli.UsageException(
           "give either a conference id or --poison (every row in poison backoff)");
     }
     act(
         cli,
         OperatorAction.RETRY,
-        conference == null
-            ? arguments("poison", true)
-            : arguments("conferenceId", conference.toString()),
+        id == null ? arguments("poison", true) : arguments("conferenceId", id.toString()),
         yes,
         (database, options, request) -> {
           OperatorActions actions = new OperatorActions(database);
-          Outcome o = actions.retry(request, conference);
-          if (o.result() == OperatorActions.Result.NOTHING && conference != null) {
+          Outcome o = actions.retry(request, id);
+          if (o.result() == OperatorActions.Result.NOTHING && id != null) {
             return new Outcome(
-                o.result(), o.rows(), null, actions.whyNotRetryable(conference, request.at()));
+                o.result(), o.rows(), null, actions.whyNotRetryable(id, request.at()));
           }
           return o;
         });

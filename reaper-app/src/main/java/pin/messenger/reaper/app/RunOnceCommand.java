@@ -26,14 +26,9 @@ import pin.messenger.reaper.core.CycleResult;
       "one cycle; the last stdout line is one JSON object with its counters",
       "(--dry-run: claim and decide, then roll back: changes nothing)"
     })
-final class RunOnceCommand extends CommandBase {
+final class RunOnceCommand extends CommandBase implements CliCommand.PrintsDocument {
   @Option(names = "--dry-run", description = "claim and decide, then roll back")
   boolean dryRun;
-
-  @Override
-  public boolean alwaysJson() {
-    return true;
-  }
 
   @Override
   public void run(CliContext cli) {
