@@ -1,11 +1,11 @@
 package pin.messenger.reaper.app;
 
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
@@ -54,16 +54,11 @@ final class AuditCommand extends CommandBase {
       converter = CliOptions.ActorName.class)
   @Nullable String actor;
 
-  @Option(
-      names = "--since",
-      paramLabel = "T",
-      description = "only actions since T: an instant or a duration ago",
-      converter = CliOptions.Since.class)
-  @Nullable Instant since;
+  @Mixin CliOptions.SinceOption since = new CliOptions.SinceOption();
 
   @Override
   public void run(CliContext cli) {
-    AuditFilter filter = new AuditFilter(action, actor, since, limit);
+    AuditFilter filter = new AuditFilter(action, actor, since.since, limit);
     cli.inApplication(
         "audit",
         springOptions(),

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.store.OperatorAction;
@@ -53,6 +54,26 @@ final class CliOptions {
             "--started-at '" + text + "' is not an instant (2026-12-02T10:00:00Z)");
       }
     }
+  }
+
+  /** {@code --phase P}: one phase, by its label; without it, every phase. */
+  static final class PhaseOption {
+    @Option(
+        names = "--phase",
+        paramLabel = "P",
+        description = "one phase: empty-room, provision-timeout or stale-live (default: all)",
+        converter = PhaseLabel.class)
+    @Nullable String phase;
+  }
+
+  /** {@code --since T}: an instant or a duration ago; without it, any time. */
+  static final class SinceOption {
+    @Option(
+        names = "--since",
+        paramLabel = "T",
+        description = "only since T: an instant or a duration ago (2h)",
+        converter = Since.class)
+    @Nullable Instant since;
   }
 
   /** A command's one positional argument, a conference id (optional for {@code retry}). */

@@ -3,6 +3,7 @@ package pin.messenger.reaper.app;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.store.OperatorAction;
@@ -20,12 +21,7 @@ import pin.messenger.reaper.store.OperatorActions;
       "(a duration is 30s, 15m, 2h, 1d or ISO-8601 PT30M; no bare number)"
     })
 final class PauseCommand extends OperatorCommand {
-  @Option(
-      names = "--phase",
-      paramLabel = "P",
-      description = "the phase to pause (default: the whole reaper)",
-      converter = CliOptions.PhaseLabel.class)
-  @Nullable String phase;
+  @Mixin CliOptions.PhaseOption phase = new CliOptions.PhaseOption();
 
   @Option(
       names = "--for",
@@ -36,7 +32,8 @@ final class PauseCommand extends OperatorCommand {
 
   @Override
   public void run(CliContext cli) {
-    String scope = phase == null ? PauseState.ALL : phase;
+    String one = phase.phase;
+    String scope = one == null ? PauseState.ALL : one;
     requireReason();
     CliOptions.TypedDuration span = pauseFor;
     act(

@@ -137,7 +137,12 @@ public final class ReaperCli {
     } catch (CommandLine.ParameterException | UsageException e) {
       String message = message(e);
       // The usage is built only when it is printed: it reads every command's annotations.
-      String help = line == null ? CliUsage.usage(extension) : CliUsage.of(line, extension);
+      String help =
+          line != null
+              ? CliUsage.of(line, extension)
+              : command != null
+                  ? CliUsage.of(new CommandLine(command), extension)
+                  : CliUsage.usage(extension);
       cli.err().println("conference-room-reaper " + name + ": " + message + "\n\n" + help);
       if (json) {
         cli.out().println(CliJson.error(message));

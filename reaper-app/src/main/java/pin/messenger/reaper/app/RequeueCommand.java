@@ -1,8 +1,8 @@
 package pin.messenger.reaper.app;
 
 import java.time.Instant;
-import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
@@ -26,12 +26,7 @@ final class RequeueCommand extends OperatorCommand {
   @Option(names = "--recorder-given-up", description = "the given-up recorder stop requests")
   boolean recorder;
 
-  @Option(
-      names = "--since",
-      paramLabel = "T",
-      description = "only rows since T: an instant or a duration ago",
-      converter = CliOptions.Since.class)
-  @Nullable Instant since;
+  @Mixin CliOptions.SinceOption since = new CliOptions.SinceOption();
 
   @Override
   public void run(CliContext cli) {
@@ -39,7 +34,7 @@ final class RequeueCommand extends OperatorCommand {
       throw new ReaperCli.UsageException(
           "give exactly one of --kafka-quarantined or --recorder-given-up");
     }
-    Instant from = since;
+    Instant from = since.since;
     act(
         cli,
         kafka ? OperatorAction.REQUEUE_KAFKA_QUARANTINED : OperatorAction.REQUEUE_RECORDER_GIVEN_UP,

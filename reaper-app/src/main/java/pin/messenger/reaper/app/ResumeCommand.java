@@ -1,8 +1,7 @@
 package pin.messenger.reaper.app;
 
-import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
 
@@ -15,16 +14,11 @@ import pin.messenger.reaper.store.OperatorActions;
       "phase held only by a whole-reaper pause is lifted with the whole"
     })
 final class ResumeCommand extends OperatorCommand {
-  @Option(
-      names = "--phase",
-      paramLabel = "P",
-      description = "the phase to resume (default: every pause)",
-      converter = CliOptions.PhaseLabel.class)
-  @Nullable String phase;
+  @Mixin CliOptions.PhaseOption phase = new CliOptions.PhaseOption();
 
   @Override
   public void run(CliContext cli) {
-    String scope = phase;
+    String scope = phase.phase;
     act(
         cli,
         OperatorAction.RESUME,
