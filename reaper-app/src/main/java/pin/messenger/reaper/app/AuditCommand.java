@@ -1,10 +1,13 @@
 package pin.messenger.reaper.app;
 
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
 import pin.messenger.reaper.store.OperatorActions.AuditFilter;
 
@@ -14,59 +17,57 @@ import pin.messenger.reaper.store.OperatorActions.AuditFilter;
  * the caller typed. Read-only: the worker role may run it (on-call starts with the worker's
  * settings).
  */
-final class AuditCommand {
+@Command(
+    name = "audit",
+    customSynopsis = "audit [--limit N] [--action A] [--actor NAME] [--since T] [--json]",
+    description = {
+      "the newest operator actions (default 20), each with the ids it",
+      "changed and the database role beside the actor (worker role may read)"
+    })
+final class AuditCommand extends CommandBase {
   static final int DEFAULT_LIMIT = 20;
 
-  private AuditCommand() {}
+  /** What {@code audit --json} prints: the actions, newest first. */
+  record Document(List<Map<String, Object>> actions) {}
 
-  static int audit(List<String> args) {
-    CommandLine line = new CommandLine(args);
-    boolean json = line.flag("json");
-    String limitText = line.value("limit");
-    int limit = DEFAULT_LIMIT;
-    if (limitText != null) {
-      try {
-        limit = Integer.parseInt(limitText);
-      } catch (NumberFormatException e) {
-        limit = -1;
-      }
-      if (limit < 1 || limit > 1000) {
-        throw line.usage("--limit '" + limitText + "' must be a number from 1 to 1000");
-      }
-    }
-    String action = nonBlank(line, "action");
-    if (action != null && !OperatorActions.ACTIONS.contains(action)) {
-      // A typo would otherwise read as "nothing recorded".
-      throw line.usage(
-          "unknown action '"
-              + action
-              + "' (one of "
-              + String.join(", ", OperatorActions.ACTIONS)
-              + ")");
-    }
-    String actor = nonBlank(line, "actor");
-    String sinceText = line.value("since");
-    // Parsed now (against the wall clock) so that a bad --since never starts anything.
-    Instant since = sinceText == null ? null : line.since("since", sinceText, Instant.now());
-    line.done();
-    AuditFilter filter = new AuditFilter(action, actor, since, limit);
-    return StatusCommand.withContext(
+  @Option(names = "--json", description = "one JSON object instead of the table")
+  boolean json;
+
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      description = "at most N actions, 1 to 1000 (default 20)",
+      converter = CliOptions.Limit.class)
+  int limit = DEFAULT_LIMIT;
+
+  @Option(
+      names = "--action",
+      paramLabel = "A",
+      description = "only this action",
+      converter = CliOptions.Action.class)
+  @Nullable OperatorAction action;
+
+  @Option(
+      names = "--actor",
+      paramLabel = "NAME",
+      description = "only this actor",
+      converter = CliOptions.ActorName.class)
+  @Nullable String actor;
+
+  @Mixin CliOptions.SinceOption since = new CliOptions.SinceOption();
+
+  @Override
+  public void run(CliContext cli) {
+    AuditFilter filter = new AuditFilter(action, actor, since.since, limit);
+    cli.inApplication(
         "audit",
-        OperatorCommand.lazily(line.rest()),
+        springOptions(),
+        true,
         (ctx, options, clock) -> {
           List<Map<String, Object>> rows =
               new OperatorActions(ctx.getBean(DataSource.class)).recent(filter);
-          return new StatusCommand.Output(
-              0, json ? CliJson.write(Map.of("actions", rows)) : human(rows));
+          return new CliContext.Output(0, json ? CliJson.write(new Document(rows)) : human(rows));
         });
-  }
-
-  private static @Nullable String nonBlank(CommandLine line, String option) {
-    String value = line.value(option);
-    if (value != null && value.isBlank()) {
-      throw line.usage("--" + option + " needs a value");
-    }
-    return value;
   }
 
   static String human(List<Map<String, Object>> rows) {

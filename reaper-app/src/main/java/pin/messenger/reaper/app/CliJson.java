@@ -2,21 +2,27 @@ package pin.messenger.reaper.app;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import pin.messenger.reaper.core.CycleResult;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The one JSON writer of the command line: every document a command prints on stdout ({@code
- * run-once}, {@code migrate}, {@code status --json}, {@code explain --json}) and their errors, one
- * line each. Jackson writes ids as strings, instants as ISO-8601 UTC ({@code …Z}), numbers and
- * booleans unquoted, and escapes what needs escaping.
+ * run-once}, {@code migrate}, {@code status --json}, {@code explain --json}, the operator actions'
+ * {@code --json}) and their errors, one line each, each a record. Jackson writes ids as strings,
+ * instants as ISO-8601 UTC ({@code …Z}), numbers and booleans unquoted, and escapes what needs
+ * escaping.
  */
 final class CliJson {
-  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder().addMixIn(CycleResult.class, RunOnceDocument.CycleFields.class).build();
 
   private CliJson() {}
 
-  /** One line of JSON: a record's components or a map's entries, in their order. */
+  /** What a command prints when it fails or cannot run as given. */
+  record ErrorDocument(String error) {}
+
+  /** One line of JSON: a record's components (or a map's entries), in their order. */
   static String write(Object document) {
     return MAPPER.writeValueAsString(document);
   }
@@ -34,6 +40,6 @@ final class CliJson {
    * usage error's.
    */
   static String error(String message) {
-    return write(Map.of("error", message));
+    return write(new ErrorDocument(message));
   }
 }

@@ -1,6 +1,7 @@
 package pin.messenger.reaper.app;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
@@ -40,9 +41,26 @@ public final class DurationOption {
     return d;
   }
 
-  /** True when {@code text} has one of the accepted forms (its sign aside). */
-  public static boolean hasForm(String text) {
-    return parseOrNull(text) != null;
+  /**
+   * A moment: an ISO-8601 instant ({@code 2026-12-02T10:00:00Z}) or a duration ago ({@code 2h}),
+   * else a usage error naming {@code --option} and both forms.
+   */
+  public static Instant since(String option, String text, Instant now) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      if (parseOrNull(text) == null) {
+        throw new ReaperCli.UsageException(
+            "--"
+                + option
+                + " '"
+                + text
+                + "' is not a duration ago ("
+                + FORMS
+                + ") nor an instant (2026-12-02T10:00:00Z)");
+      }
+      return now.minus(parse(option, text));
+    }
   }
 
   private static @Nullable Duration parseOrNull(String text) {

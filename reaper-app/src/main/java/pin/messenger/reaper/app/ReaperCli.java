@@ -1,28 +1,22 @@
 package pin.messenger.reaper.app;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import pin.messenger.reaper.core.ConferenceRoomReaper;
-import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
-import pin.messenger.reaper.core.CycleResult;
-import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
+import picocli.CommandLine;
 
 /**
- * The worker's commands. Spring-style {@code --reaper.x=y} options pass through to the application.
+ * The worker's command line: finds the command asked for ({@link CliCommand}, one class each),
+ * parses its options with picocli, runs it, and turns a bad command line into exit status {@value
+ * #EXIT_USAGE} with the problem named. Spring-style {@code --reaper.x=y} options pass through to
+ * the application.
  *
  * <p>The production jar fails closed: a command that needs the database refuses to start without a
  * configured {@code spring.datasource.url}, with one line on stderr and exit status {@value
@@ -32,6 +26,9 @@ import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
 public final class ReaperCli {
   /** sysexits' EX_CONFIG: the process cannot run as configured. */
   public static final int EXIT_NOT_CONFIGURED = 78;
+
+  /** A command line that cannot be run as given. */
+  static final int EXIT_USAGE = 2;
 
   static final String NO_DATABASE =
       "no database configured: set SPRING_DATASOURCE_URL (with SPRING_DATASOURCE_USERNAME and"
@@ -73,85 +70,8 @@ public final class ReaperCli {
 
     /** What the commands do without a database, the usage text's last paragraph. */
     default String databaseRule() {
-      return DATABASE_RULE;
+      return CliUsage.DATABASE_RULE;
     }
-  }
-
-  /** The worker's commands, in every launcher's usage text. */
-  static final String COMMANDS =
-      """
-        run                     the worker: a cycle every reaper.polling-interval until SIGTERM / Ctrl-C
-        run-once [--dry-run]    one cycle; the last stdout line is one JSON object with its counters
-                                (--dry-run: claim and decide, then roll back: changes nothing)
-        migrate                 apply the schema migrations and exit
-        status [--json]         per phase the due count and oldest due age, who holds the run lock,
-                                the runners (live, and silent ones with how long), poison rows,
-                                pending Kafka/recorder/realtime deliveries (read-only)
-        explain <id> [--json]   one conference: status, timestamps, which phase matches or when it
-                                will, whether its row is locked and by whom, its last 5 errors,
-                                its outbox rows
-
-      Operator actions (every runner obeys them at its next cycle; each prints what it changes and
-      writes an audit row in the same transaction; --actor A names who acts, default the OS user):
-        pause [--phase P] --reason "..." [--for 30m]
-                                pause one phase (empty-room, provision-timeout, stale-live) or,
-                                without --phase, the whole reaper; --for: it ends by itself
-                                (a duration is 30s, 15m, 2h, 1d or ISO-8601 PT30M; no bare number)
-        resume [--phase P] [--yes]
-                                lift a phase's pause in force, or without --phase every pause; a
-                                phase held only by a whole-reaper pause is lifted with the whole
-        retry <id> | retry --poison [--yes]
-                                end the poison backoff of one conference or of all: the next cycle
-                                tries them again (their error history stays)
-        requeue --kafka-quarantined|--recorder-given-up [--since T] [--yes]
-                                quarantined outbox rows / given-up recorder stop requests back to
-                                pending with the same ids (ce_id / Idempotency-Key); T is an
-                                instant (2026-12-02T10:00:00Z) or a duration ago (2h)
-        end <id> --reason "..." [--started-at T | --without-event]
-                                close a conference now exactly as the reaper's phase would (status,
-                                end reason, outbox, realtime and recorder-stop rows); refused when
-                                the reaper would not close it now; a meeting without a usable
-                                started_at needs a choice: --started-at T (an instant) or
-                                --without-event (no conference-ended event, no duration)
-        audit [--limit N] [--action A] [--actor NAME] [--since T] [--json]
-                                the newest operator actions (default 20), each with the ids it
-                                changed and the database role beside the actor (worker role may read)
-        (pause, resume, retry, requeue also take --reason "..." and --json)
-
-        help, -h, --help        this text
-      """;
-
-  static final String EXIT_STATUS =
-      """
-
-      Exit status: 0 done; 1 failed (database error; {"error":...}); 2 bad command line (unknown
-      command or option, malformed id, unknown phase, missing --reason, bad --for/--since/--limit),
-      nothing started (with --json, and for run-once and migrate, also {"error":...} on stdout);
-      3 nothing matched (unknown conference, nothing paused/quarantined/given up; end refused:
-      terminal, not due in any phase, rejected as the reaper rejects it), nothing changed;
-      4 more than one row matched without --yes, or end needs --started-at/--without-event: the
-      plan or the choice is printed, nothing changed; 78 no database configured.
-      """;
-
-  /** The production jar's rule: no database, no command. */
-  static final String DATABASE_RULE =
-      """
-
-      Database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD
-      (or --spring.datasource.url=...), required: an empty one counts as none, and
-      without it every command but help exits with status 78 and one line naming
-      SPRING_DATASOURCE_URL, before anything starts.
-      """;
-
-  /** The usage text of a launcher: its name, the worker's commands, its own, its rules. */
-  static String usage(Extension extension) {
-    return "usage: "
-        + extension.invocation()
-        + " <command> [--reaper.<option>=<value> ...]\n\n"
-        + COMMANDS
-        + extension.usage()
-        + EXIT_STATUS
-        + extension.databaseRule();
   }
 
   private ReaperCli() {}
@@ -167,62 +87,98 @@ public final class ReaperCli {
    * Runs a command; returns the exit code, or -1 for the long-running worker (the JVM stays up).
    */
   public static int run(String[] args, Extension extension) {
+    return run(args, new CliContext(System.out, System.err, extension));
+  }
+
+  static int run(String[] args, CliContext cli) {
     List<String> rest = new ArrayList<>(List.of(args));
     // Options alone mean run (bin/reaper --reaper.x=y); --help alone is help.
-    String command =
+    String name =
         rest.isEmpty() || (rest.get(0).startsWith("--") && !rest.get(0).equals("--help"))
             ? "run"
             : rest.remove(0);
-    String usage = usage(extension);
+    Extension extension = cli.extension();
     // A command whose stdout is a JSON document says a bad command line in one as well, so that
     // `... --json | jq` reads an error rather than nothing.
-    boolean json =
-        List.of(args).contains("--json") || command.equals("run-once") || command.equals("migrate");
+    boolean json = List.of(args).contains("--json");
+    CliCommand command = CliCommands.named(name);
+    CommandLine line = null;
     try {
-      Integer own = extension.command(command, rest);
+      Integer own = extension.command(name, rest);
       if (own != null) {
         return own;
       }
-      return switch (command) {
-        case "run" -> {
-          checkOptions(rest);
-          start("run", rest, Map.of(), database(rest, extension), true);
-          yield -1;
-        }
-        case "run-once" -> runOnce(rest, extension);
-        case "migrate" -> migrate(rest, extension);
-        case "status" -> StatusCommand.status(rest);
-        case "explain" -> StatusCommand.explain(rest);
-        case "pause" -> OperatorCommand.pause(rest);
-        case "resume" -> OperatorCommand.resume(rest);
-        case "retry" -> OperatorCommand.retry(rest);
-        case "requeue" -> OperatorCommand.requeue(rest);
-        case "end" -> EndCommand.end(rest);
-        case "audit" -> AuditCommand.audit(rest);
-        case "help", "--help", "-h" -> {
-          System.out.print(usage);
-          yield 0;
-        }
-        default -> {
-          String message = "unknown command '" + command + "'";
-          System.err.println("conference-room-reaper: " + message + "\n\n" + usage);
-          if (json) {
-            System.out.println(CliJson.error(message));
-          }
-          yield 2;
-        }
-      };
-    } catch (UsageException e) {
-      System.err.println(
-          "conference-room-reaper " + command + ": " + e.getMessage() + "\n\n" + usage);
-      if (json) {
-        System.out.println(CliJson.error(String.valueOf(e.getMessage())));
+      if (name.equals("help") || name.equals("--help") || name.equals("-h")) {
+        return help(cli, rest);
       }
-      return 2;
+      if (command == null) {
+        String message = "unknown command '" + name + "'";
+        cli.err()
+            .println("conference-room-reaper: " + message + "\n\n" + CliUsage.usage(extension));
+        if (json) {
+          cli.out().println(CliJson.error(message));
+        }
+        return EXIT_USAGE;
+      }
+      json |= command instanceof CliCommand.PrintsDocument;
+      if (command instanceof CommandBase base && CommandBase.onlySpringOptions(rest)) {
+        // Nothing for picocli to read (`run`, `run-once` as a deployment starts them): building its
+        // model of the command costs a start-up a few hundred milliseconds, so it is skipped.
+        base.rest.addAll(rest);
+      } else {
+        line = new CommandLine(command).setExpandAtFiles(false);
+        if (line.parseArgs(rest.toArray(String[]::new)).isUsageHelpRequested()) {
+          cli.out().print(CliUsage.of(line, extension));
+          return 0;
+        }
+      }
+      command.run(cli);
+      return cli.status();
+    } catch (CommandLine.ParameterException | UsageException e) {
+      String message = message(e);
+      // The usage is built only when it is printed: it reads every command's annotations.
+      String help =
+          line != null
+              ? CliUsage.of(line, extension)
+              : command != null
+                  ? CliUsage.of(new CommandLine(command), extension)
+                  : CliUsage.usage(extension);
+      cli.err().println("conference-room-reaper " + name + ": " + message + "\n\n" + help);
+      if (json) {
+        cli.out().println(CliJson.error(message));
+      }
+      return EXIT_USAGE;
     } catch (NotConfiguredException e) {
-      System.err.println("conference-room-reaper " + command + ": " + e.getMessage());
+      cli.err().println("conference-room-reaper " + name + ": " + e.getMessage());
       return EXIT_NOT_CONFIGURED;
     }
+  }
+
+  /** {@code help}: the usage text; {@code help <command>}: that command's. */
+  private static int help(CliContext cli, List<String> rest) {
+    CliCommand command = rest.size() == 1 ? CliCommands.named(rest.get(0)) : null;
+    cli.out()
+        .print(
+            command == null
+                ? CliUsage.usage(cli.extension())
+                : CliUsage.of(new CommandLine(command), cli.extension()));
+    return 0;
+  }
+
+  /**
+   * What a bad command line is told: a converter's own refusal as it is (it names the option and
+   * the accepted forms), an option without its value as {@code --x needs a value}, else picocli's.
+   */
+  private static String message(RuntimeException e) {
+    if (e.getCause() instanceof UsageException refusal) {
+      return String.valueOf(refusal.getMessage());
+    }
+    if (e instanceof CommandLine.MissingParameterException missing
+        && missing.getMissing().size() == 1
+        && missing.getMissing().get(0) instanceof CommandLine.Model.OptionSpec option) {
+      return option.longestName() + " needs a value";
+    }
+    return String.valueOf(e.getMessage());
   }
 
   /**
@@ -232,8 +188,7 @@ public final class ReaperCli {
    * whose secret is missing, names no database: it fails closed like none, and never gets the
    * development database, since whoever set it meant a real one.
    */
-  private static List<ApplicationContextInitializer<?>> database(
-      List<String> args, Extension extension) {
+  static List<ApplicationContextInitializer<?>> database(List<String> args, Extension extension) {
     String url = DatabaseSettings.url(args);
     if (url != null && !url.isBlank()) {
       return List.of();
@@ -287,88 +242,6 @@ public final class ReaperCli {
     return builder.run(args.toArray(String[]::new));
   }
 
-  private static int runOnce(List<String> args, Extension extension) {
-    boolean dryRun = args.remove("--dry-run");
-    checkOptions(args);
-    List<ApplicationContextInitializer<?>> database = database(args, extension);
-    AtomicBoolean stopping = new AtomicBoolean();
-    AtomicReference<@Nullable Delivery> delivering = new AtomicReference<>();
-    CountDownLatch done = new CountDownLatch(1);
-    // SIGTERM during the cycle: its open batch rolls back whole (or has committed), the lock is
-    // released. During the delivery pass: the pass stops at once, what it did not deliver stays
-    // pending for the next run.
-    Thread hook =
-        new Thread(
-            () -> {
-              stopping.set(true);
-              Delivery d = delivering.get();
-              if (d != null) {
-                d.stop();
-              }
-              awaitQuietly(done, 60);
-            },
-            "run-once-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    String json;
-    int code = 0;
-    try (ConfigurableApplicationContext ctx = start("run-once", args, Map.of(), database, false)) {
-      ConferenceRoomReaper reaper = ctx.getBean(ConferenceRoomReaper.class);
-      Clock clock = ctx.getBean(Clock.class);
-      CycleResult result =
-          // The cycle takes its moment from reaper.clock, like the periodic loop.
-          dryRun ? reaper.dryRun() : reaper.runOnce(stopping::get);
-      RunOnceDocument document = RunOnceDocument.of(result);
-      Delivery delivery = ctx.getBean(Delivery.class);
-      // Published before the check below: a SIGTERM from now on reaches the pass (the hook sets
-      // stopping, then reads this), or the pass is never begun.
-      delivering.set(delivery);
-      if (!dryRun && !stopping.get()) {
-        // Deliver what this cycle (or an earlier one) left, bounded by the cycle's own time budget.
-        Delivery.Drained drained =
-            delivery.drain(
-                clock.instant(), ctx.getBean(ConferenceRoomReaperOptions.class).maxRunDuration());
-        document = document.delivered(drained.published(), drained.recorderStopsDelivered());
-      }
-      json = CliJson.write(document);
-    } catch (RuntimeException | java.sql.SQLException e) {
-      json = CliJson.error(Failures.report("run-once", e));
-      code = 1;
-    } catch (Error e) {
-      done.countDown();
-      throw e;
-    }
-    // The document is the last line: every log line queued before it is written first.
-    QueuedConsoleAppender.flushAll();
-    System.out.println(json);
-    // Only now may a SIGTERM's hook return and the JVM end: the document is out.
-    done.countDown();
-    return code;
-  }
-
-  private static int migrate(List<String> args, Extension extension) {
-    checkOptions(args);
-    List<ApplicationContextInitializer<?>> database = database(args, extension);
-    List<String> withFlyway = new ArrayList<>(args);
-    withFlyway.add("--spring.flyway.enabled=true");
-    String json;
-    int code = 0;
-    try (ConfigurableApplicationContext ctx =
-        start("migrate", withFlyway, Map.of(), database, true)) {
-      // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during
-      // start-up.
-      MigrationInfo current = ctx.getBean(Flyway.class).info().current();
-      String version = current == null ? "none" : current.getVersion().getVersion();
-      json = CliJson.write(new MigrateDocument(true, version, null));
-    } catch (RuntimeException e) {
-      json = CliJson.write(new MigrateDocument(false, null, Failures.report("migrate", e)));
-      code = 1;
-    }
-    // The document is the last line: every log line queued before it is written first.
-    QueuedConsoleAppender.flushAll();
-    System.out.println(json);
-    return code;
-  }
-
   /** Only {@code --name=value} options reach Spring; anything else is a typo worth naming. */
   public static void checkOptions(List<String> args) {
     for (String a : args) {
@@ -396,12 +269,6 @@ public final class ReaperCli {
     }
     return b.toString();
   }
-
-  /** What {@code migrate} prints: the schema version reached, or why it failed. */
-  record MigrateDocument(
-      boolean migrated,
-      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String schemaVersion,
-      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String error) {}
 
   /** A command that needs something the configuration does not give (the database). */
   static final class NotConfiguredException extends RuntimeException {

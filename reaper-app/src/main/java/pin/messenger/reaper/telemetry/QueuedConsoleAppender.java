@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * is still queued before the process ends; neither has a time limit (a stdout that never drains is
  * ended by the container's grace period, as it would block a synchronous appender too).
  *
- * <p>{@code System.out} is looked up at each write, not kept: commands that print a document
- * redirect it to stderr while the application runs ({@code StatusCommand}).
+ * <p>The stream ({@code stdout} by default, {@code stderr} for a command whose stdout is its
+ * answer) is looked up at each write, not kept, so that a test that sets {@code System.out} sees
+ * the lines.
  */
 public final class QueuedConsoleAppender extends UnsynchronizedAppenderBase<ILoggingEvent> {
   /** Queue length default: a batch of 1000 reaped rooms fits without the cycle waiting. */
@@ -44,6 +45,8 @@ public final class QueuedConsoleAppender extends UnsynchronizedAppenderBase<ILog
 
   private @Nullable Encoder<ILoggingEvent> encoder;
   private int queueSize = DEFAULT_QUEUE_SIZE;
+  private String stream = "stdout";
+  private boolean toStderr;
   private @Nullable BlockingQueue<ILoggingEvent> queue;
   private @Nullable Thread writer;
   private @Nullable Thread shutdownHook;
@@ -62,12 +65,22 @@ public final class QueuedConsoleAppender extends UnsynchronizedAppenderBase<ILog
     this.queueSize = queueSize;
   }
 
+  /** {@code stdout} (the default) or {@code stderr}. */
+  public void setStream(String stream) {
+    this.stream = stream;
+  }
+
   @Override
   public void start() {
     if (encoder == null) {
       addError("no encoder set for the appender named [" + name + "]");
       return;
     }
+    if (!stream.equals("stdout") && !stream.equals("stderr")) {
+      addError("stream must be stdout or stderr, was " + stream);
+      return;
+    }
+    toStderr = stream.equals("stderr");
     if (queueSize < 1) {
       addError("queueSize must be at least 1, was " + queueSize);
       return;
@@ -234,7 +247,7 @@ public final class QueuedConsoleAppender extends UnsynchronizedAppenderBase<ILog
       }
     }
     byte[] chunk = bytes.toByteArray();
-    PrintStream out = System.out;
+    PrintStream out = toStderr ? System.err : System.out;
     synchronized (this) {
       out.write(chunk, 0, chunk.length);
       out.flush();

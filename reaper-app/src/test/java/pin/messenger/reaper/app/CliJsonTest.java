@@ -27,7 +27,7 @@ class CliJsonTest {
           17,
           1234L,
           false,
-          0);
+          29);
 
   @Test
   void run_once_document_has_every_counter_then_the_delivery_figures_in_the_readme_order() {
@@ -38,7 +38,7 @@ class CliJsonTest {
             "{\"jobRunId\":\"run-42\",\"asOf\":\"2025-03-14T23:30:00Z\",\"lockAcquired\":true,"
                 + "\"dryRun\":false,\"emptyTimeout\":3,\"provisionFailed\":5,\"staleTimeout\":7,"
                 + "\"skippedLocked\":11,\"failed\":13,\"raceLost\":17,\"durationMs\":1234,"
-                + "\"published\":19,\"recorderStopsDelivered\":23}");
+                + "\"pausedPhases\":29,\"published\":19,\"recorderStopsDelivered\":23}");
   }
 
   @Test
@@ -57,9 +57,9 @@ class CliJsonTest {
 
   @Test
   void migrate_document_names_the_version_or_the_error_never_both() {
-    assertThat(CliJson.write(new ReaperCli.MigrateDocument(true, "2", null)))
+    assertThat(CliJson.write(new MigrateCommand.Document(true, "2", null)))
         .isEqualTo("{\"migrated\":true,\"schemaVersion\":\"2\"}");
-    assertThat(CliJson.write(new ReaperCli.MigrateDocument(false, null, "refused")))
+    assertThat(CliJson.write(new MigrateCommand.Document(false, null, "refused")))
         .isEqualTo("{\"migrated\":false,\"error\":\"refused\"}");
   }
 

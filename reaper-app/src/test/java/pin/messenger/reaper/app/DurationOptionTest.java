@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,11 +49,10 @@ class DurationOptionTest {
   @ValueSource(strings = {"2", "90ms", "yesterday"})
   void since_takes_the_same_durations_or_an_instant(String text) {
     Instant now = Instant.parse("2026-12-02T10:00:00Z");
-    CommandLine line = new CommandLine(new ArrayList<>(List.of()));
-    assertThat(line.since("since", "2h", now)).isEqualTo(now.minusSeconds(7200));
-    assertThat(line.since("since", "2026-12-01T10:00:00Z", now))
+    assertThat(DurationOption.since("since", "2h", now)).isEqualTo(now.minusSeconds(7200));
+    assertThat(DurationOption.since("since", "2026-12-01T10:00:00Z", now))
         .isEqualTo(Instant.parse("2026-12-01T10:00:00Z"));
-    assertThatThrownBy(() -> line.since("since", text, now))
+    assertThatThrownBy(() -> DurationOption.since("since", text, now))
         .isInstanceOf(ReaperCli.UsageException.class)
         .hasMessageContaining("--since '" + text + "' is not a duration ago (30s, 15m, 2h, 1d");
   }

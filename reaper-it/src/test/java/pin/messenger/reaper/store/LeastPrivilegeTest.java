@@ -144,7 +144,9 @@ class LeastPrivilegeTest {
     asOwner.insert(poison);
     OperatorActions actions = new OperatorActions(operator);
     OperatorActions.Request request =
-        new OperatorActions.Request("test", "alice", asOf, "least privilege", Map.of(), true);
+        new OperatorActions.Request(
+            // One request for every action here: what is checked is the role's privileges.
+            OperatorAction.PAUSE, "alice", asOf, "least privilege", Map.of(), true);
 
     assertThat(actions.pause(request, "provision-timeout", null).result())
         .isEqualTo(OperatorActions.Result.APPLIED);
@@ -200,7 +202,12 @@ class LeastPrivilegeTest {
     asOwner.insert(stuck);
     OperatorActions.Request end =
         new OperatorActions.Request(
-            "end", "alice", asOf, "poison", Map.of("correlationId", "operator-end-lp"), true);
+            OperatorAction.END,
+            "alice",
+            asOf,
+            "poison",
+            Map.of("correlationId", "operator-end-lp"),
+            true);
     assertThat(
             new OperatorEnd(operator)
                 .end(

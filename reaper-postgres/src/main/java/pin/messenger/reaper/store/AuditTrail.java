@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.store.OperatorActions.AuditFilter;
 import pin.messenger.reaper.store.OperatorActions.Request;
 import tools.jackson.databind.json.JsonMapper;
@@ -50,7 +51,7 @@ final class AuditTrail {
     try (PreparedStatement ps = c.prepareStatement(AUDIT)) {
       ps.setObject(1, Jdbc.ts(request.at()));
       ps.setString(2, request.actor());
-      ps.setString(3, request.action());
+      ps.setString(3, request.action().label());
       ps.setString(4, JSON.writeValueAsString(request.arguments()));
       ps.setString(5, request.reason());
       ps.setInt(6, rows.size());
@@ -69,13 +70,15 @@ final class AuditTrail {
    */
   static List<Map<String, Object>> recent(DataSource dataSource, AuditFilter filter)
       throws SQLException {
+    OperatorAction only = filter.action();
+    @Nullable String action = only == null ? null : only.label();
     try (Connection c = dataSource.getConnection()) {
       List<Map<String, Object>> rows =
           Jdbc.rows(
               c,
               RECENT,
-              filter.action(),
-              filter.action(),
+              action,
+              action,
               filter.actor(),
               filter.actor(),
               Jdbc.ts(filter.since()),

@@ -92,21 +92,14 @@ public final class OperatorActions {
    * @param limit at most this many, newest first
    */
   public record AuditFilter(
-      @Nullable String action, @Nullable String actor, @Nullable Instant since, int limit) {}
-
-  /** Every action the audit trail records, as its {@code action} column spells it. */
-  public static final List<String> ACTIONS =
-      List.of(
-          "pause",
-          "resume",
-          "retry",
-          "requeue-kafka-quarantined",
-          "requeue-recorder-given-up",
-          "end");
+      @Nullable OperatorAction action,
+      @Nullable String actor,
+      @Nullable Instant since,
+      int limit) {}
 
   /** Who acts, when, why and with what arguments (as the audit row records them). */
   public record Request(
-      String action,
+      OperatorAction action,
       String actor,
       Instant at,
       @Nullable String reason,

@@ -52,7 +52,7 @@ class OperatorActionsTest extends DatabaseTest {
             new PostgresReaperStore(db.dataSource()), options, observer, List.of());
   }
 
-  Request request(String action, boolean confirmed) {
+  Request request(OperatorAction action, boolean confirmed) {
     return new Request(action, "alice", asOf, "test", Map.of("k", "v"), confirmed);
   }
 
@@ -65,7 +65,8 @@ class OperatorActionsTest extends DatabaseTest {
       throws Exception {
     Room provisioning = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
     Room empty = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(600)));
-    Outcome paused = actions.pause(request("pause", false), Phase.PROVISION_TIMEOUT.label(), null);
+    Outcome paused =
+        actions.pause(request(OperatorAction.PAUSE, false), Phase.PROVISION_TIMEOUT.label(), null);
     assertThat(paused.result()).isEqualTo(Result.APPLIED);
 
     CycleResult during = reaper.runOnce(asOf, Cancellation.NONE);
@@ -77,7 +78,7 @@ class OperatorActionsTest extends DatabaseTest {
     assertThat(rooms.status(provisioning.id)).isEqualTo("Provisioning");
     assertThat(rooms.status(empty.id)).isEqualTo("Ended");
 
-    Outcome resumed = actions.resume(request("resume", false), null);
+    Outcome resumed = actions.resume(request(OperatorAction.RESUME, false), null);
     assertThat(resumed.result()).isEqualTo(Result.APPLIED);
     CycleResult after = reaper.runOnce(asOf.plusSeconds(1), Cancellation.NONE);
     assertThat(after.provisionFailed()).isEqualTo(1);
@@ -89,7 +90,7 @@ class OperatorActionsTest extends DatabaseTest {
   @Test
   void whole_pause_with_an_end_skips_every_phase_until_it_ends_by_itself() throws Exception {
     Room empty = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(600)));
-    actions.pause(request("pause", false), PauseState.ALL, asOf.plusSeconds(60));
+    actions.pause(request(OperatorAction.PAUSE, false), PauseState.ALL, asOf.plusSeconds(60));
 
     CycleResult during = reaper.runOnce(asOf.plusSeconds(59), Cancellation.NONE);
     assertThat(during.lockAcquired()).isTrue();
@@ -103,8 +104,9 @@ class OperatorActionsTest extends DatabaseTest {
 
   @Test
   void pausing_again_replaces_the_pause_and_shows_what_it_replaced() throws Exception {
-    actions.pause(request("pause", false), "stale-live", null);
-    Outcome again = actions.pause(request("pause", false), "stale-live", asOf.plusSeconds(5));
+    actions.pause(request(OperatorAction.PAUSE, false), "stale-live", null);
+    Outcome again =
+        actions.pause(request(OperatorAction.PAUSE, false), "stale-live", asOf.plusSeconds(5));
 
     assertThat(again.rows())
         .singleElement()
@@ -121,21 +123,21 @@ class OperatorActionsTest extends DatabaseTest {
   @Test
   void resume_of_several_pauses_without_confirmation_changes_nothing_and_writes_no_audit()
       throws Exception {
-    actions.pause(request("pause", false), "stale-live", null);
-    actions.pause(request("pause", false), "empty-room", null);
+    actions.pause(request(OperatorAction.PAUSE, false), "stale-live", null);
+    actions.pause(request(OperatorAction.PAUSE, false), "empty-room", null);
     long before = auditRows();
 
-    Outcome plan = actions.resume(request("resume", false), null);
+    Outcome plan = actions.resume(request(OperatorAction.RESUME, false), null);
 
     assertThat(plan.result()).isEqualTo(Result.PLAN_ONLY);
     assertThat(plan.rows()).hasSize(2);
     assertThat(rooms.count("SELECT count(*) FROM messenger.conference_reaper_pauses")).isEqualTo(2);
     assertThat(auditRows()).isEqualTo(before);
-    assertThat(actions.resume(request("resume", false), "provision-timeout").result())
+    assertThat(actions.resume(request(OperatorAction.RESUME, false), "provision-timeout").result())
         .isEqualTo(Result.NOTHING);
   }
 
-  Request at(String action, Instant at, boolean confirmed) {
+  Request at(OperatorAction action, Instant at, boolean confirmed) {
     return new Request(action, "alice", at, "test", Map.of("k", "v"), confirmed);
   }
 
@@ -147,11 +149,11 @@ class OperatorActionsTest extends DatabaseTest {
   void resume_once_a_pause_has_ended_by_itself_finds_nothing_and_writes_no_audit()
       throws Exception {
     Instant end = asOf.plusSeconds(60);
-    actions.pause(request("pause", false), "stale-live", end);
+    actions.pause(request(OperatorAction.PAUSE, false), "stale-live", end);
 
     // At its end exactly the pause is over: the cycle runs the phase, and resume finds nothing.
-    Outcome one = actions.resume(at("resume", end, false), "stale-live");
-    Outcome every = actions.resume(at("resume", end, true), null);
+    Outcome one = actions.resume(at(OperatorAction.RESUME, end, false), "stale-live");
+    Outcome every = actions.resume(at(OperatorAction.RESUME, end, true), null);
 
     assertThat(one.result()).isEqualTo(Result.NOTHING);
     assertThat(one.message())
@@ -163,17 +165,17 @@ class OperatorActionsTest extends DatabaseTest {
     assertThat(reaper.runOnce(end, Cancellation.NONE).pausedPhases()).isZero();
     // Left as it was: the next pause of the scope replaces it.
     assertThat(pauseRows()).isEqualTo(1);
-    Outcome again = actions.pause(at("pause", end, false), "stale-live", null);
+    Outcome again = actions.pause(at(OperatorAction.PAUSE, end, false), "stale-live", null);
     assertThat(again.rows()).singleElement().satisfies(r -> assertThat(r.get("replaces")).isNull());
   }
 
   @Test
   void resume_of_every_pause_lifts_the_one_in_force_and_leaves_an_ended_one_alone()
       throws Exception {
-    actions.pause(request("pause", false), "empty-room", asOf.plusSeconds(10));
-    actions.pause(request("pause", false), "stale-live", null);
+    actions.pause(request(OperatorAction.PAUSE, false), "empty-room", asOf.plusSeconds(10));
+    actions.pause(request(OperatorAction.PAUSE, false), "stale-live", null);
 
-    Outcome resumed = actions.resume(at("resume", asOf.plusSeconds(20), false), null);
+    Outcome resumed = actions.resume(at(OperatorAction.RESUME, asOf.plusSeconds(20), false), null);
 
     assertThat(resumed.result()).isEqualTo(Result.APPLIED);
     assertThat(resumed.rows())
@@ -191,11 +193,12 @@ class OperatorActionsTest extends DatabaseTest {
   void resume_of_a_phase_during_a_whole_pause_changes_nothing_and_names_the_whole_pause()
       throws Exception {
     actions.pause(
-        new Request("pause", "bob", asOf, "database failover", Map.of(), false),
+        new Request(OperatorAction.PAUSE, "bob", asOf, "database failover", Map.of(), false),
         PauseState.ALL,
         null);
 
-    Outcome refused = actions.resume(at("resume", asOf.plusSeconds(1), false), "provision-timeout");
+    Outcome refused =
+        actions.resume(at(OperatorAction.RESUME, asOf.plusSeconds(1), false), "provision-timeout");
 
     assertThat(refused.result()).isEqualTo(Result.NOTHING);
     assertThat(refused.message())
@@ -207,8 +210,9 @@ class OperatorActionsTest extends DatabaseTest {
     assertThat(auditRows()).isEqualTo(1);
     assertThat(pauseRows()).isEqualTo(1);
 
-    actions.pause(request("pause", false), "provision-timeout", null);
-    Outcome lifted = actions.resume(at("resume", asOf.plusSeconds(2), false), "provision-timeout");
+    actions.pause(request(OperatorAction.PAUSE, false), "provision-timeout", null);
+    Outcome lifted =
+        actions.resume(at(OperatorAction.RESUME, asOf.plusSeconds(2), false), "provision-timeout");
 
     assertThat(lifted.result()).isEqualTo(Result.APPLIED);
     assertThat(lifted.message())
@@ -234,7 +238,13 @@ class OperatorActionsTest extends DatabaseTest {
 
     Outcome retried =
         actions.retry(
-            new Request("retry", "alice", soon, null, Map.of("conferenceId", poison.id), false),
+            new Request(
+                OperatorAction.RETRY,
+                "alice",
+                soon,
+                null,
+                Map.of("conferenceId", poison.id),
+                false),
             poison.id);
 
     assertThat(retried.result()).isEqualTo(Result.APPLIED);
@@ -243,7 +253,8 @@ class OperatorActionsTest extends DatabaseTest {
     assertThat(row.get("reaper_attempts")).isEqualTo(1);
     assertThat((String) row.get("reaper_last_error")).contains("started_at is null");
     assertThat(reaper.runOnce(soon.plusMillis(1), Cancellation.NONE).emptyTimeout()).isEqualTo(1);
-    assertThat(actions.retry(request("retry", true), poison.id).result()).isEqualTo(Result.NOTHING);
+    assertThat(actions.retry(request(OperatorAction.RETRY, true), poison.id).result())
+        .isEqualTo(Result.NOTHING);
     assertThat(actions.whyNotRetryable(poison.id, soon)).contains("is Ended");
     assertThat(actions.whyNotRetryable(UUID.randomUUID(), soon)).startsWith("no conference");
   }
@@ -262,16 +273,22 @@ class OperatorActionsTest extends DatabaseTest {
         Rooms.ts(asOf),
         Rooms.ts(asOf.plus(Duration.ofMinutes(5))));
 
-    Outcome plan = actions.requeueQuarantined(request("requeue", false), null);
+    Outcome plan =
+        actions.requeueQuarantined(request(OperatorAction.REQUEUE_KAFKA_QUARANTINED, false), null);
     assertThat(plan.result()).isEqualTo(Result.PLAN_ONLY);
     assertThat(
             rooms.count(
                 "SELECT count(*) FROM messenger.integration_outbox WHERE quarantined_at IS NULL"))
         .isZero();
-    assertThat(actions.requeueQuarantined(request("requeue", true), asOf.plusSeconds(1)).result())
+    assertThat(
+            actions
+                .requeueQuarantined(
+                    request(OperatorAction.REQUEUE_KAFKA_QUARANTINED, true), asOf.plusSeconds(1))
+                .result())
         .isEqualTo(Result.NOTHING);
 
-    Outcome done = actions.requeueQuarantined(request("requeue", true), asOf);
+    Outcome done =
+        actions.requeueQuarantined(request(OperatorAction.REQUEUE_KAFKA_QUARANTINED, true), asOf);
 
     assertThat(done.result()).isEqualTo(Result.APPLIED);
     assertThat(done.rows()).hasSize(2);
@@ -310,7 +327,8 @@ class OperatorActionsTest extends DatabaseTest {
         Rooms.ts(asOf));
     Object id = rooms.query("SELECT id FROM messenger.recorder_stop_requests").get(0).get("id");
 
-    Outcome done = actions.requeueGivenUp(request("requeue", false), null);
+    Outcome done =
+        actions.requeueGivenUp(request(OperatorAction.REQUEUE_RECORDER_GIVEN_UP, false), null);
 
     assertThat(done.result()).isEqualTo(Result.APPLIED);
     assertThat(

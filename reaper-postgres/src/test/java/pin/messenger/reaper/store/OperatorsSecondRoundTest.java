@@ -32,7 +32,7 @@ class OperatorsSecondRoundTest extends DatabaseTest {
 
   Request end(UUID id, Instant at) {
     return new Request(
-        "end",
+        OperatorAction.END,
         "alice",
         at,
         "poison room",
@@ -104,14 +104,16 @@ class OperatorsSecondRoundTest extends DatabaseTest {
                 recording))
         .isEqualTo(1);
     List<Map<String, Object>> audit =
-        new OperatorActions(db.dataSource()).recent(new AuditFilter("end", "alice", null, 10));
+        new OperatorActions(db.dataSource())
+            .recent(new AuditFilter(OperatorAction.END, "alice", null, 10));
     assertThat(audit).hasSize(1);
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) audit.get(0).get("ids");
     assertThat(ids).contains(room.id.toString()).hasSize(3);
     assertThat(audit.get(0).get("db_role")).isNotNull();
     assertThat(
-            new OperatorActions(db.dataSource()).recent(new AuditFilter("pause", null, null, 10)))
+            new OperatorActions(db.dataSource())
+                .recent(new AuditFilter(OperatorAction.PAUSE, null, null, 10)))
         .isEmpty();
     assertThat(
             new OperatorActions(db.dataSource())

@@ -1,0 +1,99 @@
+package pin.messenger.reaper.app;
+
+import java.io.PrintStream;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.context.ConfigurableApplicationContext;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
+
+/**
+ * What a command runs in: the launcher, stdout (the command's document or answer, nothing else),
+ * stderr (errors and usage for a person), and the exit status the command ends with. The process's
+ * streams are never swapped: a command that prints a document after its application context has run
+ * sends the context's log lines to stderr instead ({@code reaper.log-stream}).
+ */
+final class CliContext {
+  /** The status of a command that keeps running (the worker): the JVM stays up. */
+  static final int RUNNING = -1;
+
+  private final PrintStream out;
+  private final PrintStream err;
+  private final ReaperCli.Extension extension;
+  private int status;
+
+  CliContext(PrintStream out, PrintStream err, ReaperCli.Extension extension) {
+    this.out = out;
+    this.err = err;
+    this.extension = extension;
+  }
+
+  PrintStream out() {
+    return out;
+  }
+
+  PrintStream err() {
+    return err;
+  }
+
+  ReaperCli.Extension extension() {
+    return extension;
+  }
+
+  int status() {
+    return status;
+  }
+
+  void exit(int status) {
+    this.status = status;
+  }
+
+  /**
+   * Prints {@code text} as the last line on stdout (every log line queued before it is written
+   * first) and ends with {@code code}.
+   */
+  void finish(int code, String text) {
+    QueuedConsoleAppender.flushAll();
+    out.println(text);
+    status = code;
+  }
+
+  /** What a command prints once its application has shut down, and its exit status. */
+  record Output(int code, String text) {}
+
+  /** The work of a command inside an application context. */
+  @FunctionalInterface
+  interface InApplication {
+    Output run(ConfigurableApplicationContext ctx, ConferenceRoomReaperOptions o, Clock c)
+        throws Exception;
+  }
+
+  /**
+   * Runs {@code work} in an application context for a command that reads or acts and prints one
+   * answer: a configured database is required (none is ever started), migrations never run, the log
+   * lines go to stderr, and the answer is printed once the context has shut down. With {@code
+   * lazy}, only the beans the work asks for are created (an operator action needs the pool, the
+   * clock and the options, not the relay, the recorder client or the gauges: a second or more off
+   * every command).
+   */
+  void inApplication(String command, List<String> options, boolean lazy, InApplication work) {
+    List<String> all = new ArrayList<>(options);
+    all.add("--spring.flyway.enabled=false");
+    all.add("--reaper.log-stream=stderr");
+    if (lazy) {
+      all.add("--spring.main.lazy-initialization=true");
+    }
+    ReaperCli.requireDatabase(all);
+    Output output;
+    try (ConfigurableApplicationContext ctx =
+        ReaperCli.start(command, all, Map.of(), List.of(), true)) {
+      output =
+          work.run(ctx, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
+    } catch (Exception e) {
+      output = new Output(1, CliJson.error(Failures.report(command, e)));
+    }
+    finish(output.code(), output.text());
+  }
+}
