@@ -42,15 +42,11 @@ public record ConferenceSession(
 
   /** The same row with no poison backoff: what "due" means for backlogs, explain and end. */
   public ConferenceSession withoutBackoff() {
-    return with(startedAt, null);
+    return withStartedAtAndNoBackoff(startedAt);
   }
 
   /** The same row started at {@code startedAt} (an operator's stated start), with no backoff. */
-  public ConferenceSession withStartedAtAndNoBackoff(@Nullable Instant startedAt) {
-    return with(startedAt, null);
-  }
-
-  private ConferenceSession with(@Nullable Instant start, @Nullable Instant nextAttemptAt) {
+  public ConferenceSession withStartedAtAndNoBackoff(@Nullable Instant start) {
     return new ConferenceSession(
         id,
         chatId,
@@ -67,6 +63,6 @@ public record ConferenceSession(
         participants,
         latestRecordingId,
         activeRecordingIds,
-        nextAttemptAt);
+        null);
   }
 }
