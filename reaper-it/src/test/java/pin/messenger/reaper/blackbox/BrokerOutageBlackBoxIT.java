@@ -50,7 +50,7 @@ class BrokerOutageBlackBoxIT {
 
   @BeforeEach
   void start() throws Exception {
-    pg = PostgresServer.start();
+    pg = PostgresServer.startMigrated();
     network = new TcpProxy();
     media = new FakeMediaStack();
     broker = new EmbeddedKafkaKraftBroker(1, 3);
@@ -61,7 +61,6 @@ class BrokerOutageBlackBoxIT {
     env = new HashMap<>(JarRunner.database(pg));
     env.put("SPRING_KAFKA_BOOTSTRAP_SERVERS", "localhost:" + network.port());
     env.put("REAPER_RECORDER_BASE_URL", media.baseUrl().toString());
-    assertThat(JarRunner.run(env, "migrate").exit()).isZero();
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(pg.jdbcUrl());
     ds.setUser("postgres");

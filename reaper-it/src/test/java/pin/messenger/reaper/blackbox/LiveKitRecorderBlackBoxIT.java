@@ -51,9 +51,7 @@ class LiveKitRecorderBlackBoxIT {
 
   @BeforeAll
   static void startDatabase() throws Exception {
-    pg = PostgresServer.start();
-    JarRunner.Run migrate = JarRunner.run(JarRunner.database(pg), "migrate");
-    assertThat(migrate.exit()).as(migrate.stdout()).isZero();
+    pg = PostgresServer.startMigrated();
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(pg.jdbcUrl());
     ds.setUser("postgres");

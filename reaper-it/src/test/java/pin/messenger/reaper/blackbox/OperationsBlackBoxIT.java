@@ -31,13 +31,11 @@ class OperationsBlackBoxIT {
 
   @BeforeAll
   static void start() throws Exception {
-    server = PostgresServer.start();
+    server = PostgresServer.startMigrated();
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(server.jdbcUrl());
     ds.setUser("postgres");
     rooms = new Rooms(ds);
-    JarRunner.Run migrate = JarRunner.run(JarRunner.database(server), "migrate");
-    assertThat(migrate.exit()).as(migrate.stdout()).isZero();
   }
 
   @AfterAll

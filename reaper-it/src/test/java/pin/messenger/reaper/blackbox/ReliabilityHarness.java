@@ -1,9 +1,5 @@
 package pin.messenger.reaper.blackbox;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -86,39 +81,22 @@ final class ReliabilityHarness implements AutoCloseable {
     this.rooms = new Rooms(ds);
   }
 
-  /** A fresh server and the schema applied by the jar's {@code migrate}. */
+  /**
+   * A fresh server with the schema the jar's {@code migrate} applies ({@link
+   * PostgresServer#startMigrated}).
+   */
   static ReliabilityHarness start() throws Exception {
     long t0 = System.nanoTime();
-    PostgresServer server = PostgresServer.start();
-    try {
-      long t1 = System.nanoTime();
-      // bin/reaper migrate, with the workers' start-up flags (C1 only): half the time of a plain
-      // JVM here.
-      Path log = Files.createTempFile("reaper-migrate", ".log");
-      Process migrate = JarRunner.start(JarRunner.database(server), JVM, log, "migrate");
-      boolean exited = migrate.waitFor(180, TimeUnit.SECONDS);
-      if (!exited) {
-        migrate.destroyForcibly();
-      }
-      String out = Files.readString(log);
-      assertThat(exited).as("migrate finished: " + out).isTrue();
-      assertThat(migrate.exitValue()).as(out).isZero();
-      assertThat(out.strip().lines().reduce((x, y) -> y).orElse("")).contains("\"migrated\":true");
-      System.out.println(
-          "reliability server: "
-              + server.version
-              + " at "
-              + server.jdbcUrl()
-              + " (started in "
-              + (t1 - t0) / 1_000_000
-              + " ms, migrate "
-              + (System.nanoTime() - t1) / 1_000_000
-              + " ms)");
-      return new ReliabilityHarness(server);
-    } catch (Throwable t) {
-      server.close();
-      throw t;
-    }
+    PostgresServer server = PostgresServer.startMigrated();
+    System.out.println(
+        "reliability server: "
+            + server.version
+            + " at "
+            + server.jdbcUrl()
+            + " (started in "
+            + (System.nanoTime() - t0) / 1_000_000
+            + " ms)");
+    return new ReliabilityHarness(server);
   }
 
   /**

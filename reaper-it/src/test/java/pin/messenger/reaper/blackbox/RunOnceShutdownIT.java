@@ -32,11 +32,10 @@ class RunOnceShutdownIT {
   @Test
   void sigterm_during_the_delivery_pass_ends_it_promptly_and_leaves_the_request_pending()
       throws Exception {
-    try (PostgresServer pg = PostgresServer.start();
+    try (PostgresServer pg = PostgresServer.startMigrated();
         FakeMediaStack media = new FakeMediaStack()) {
       Map<String, String> env = new HashMap<>(JarRunner.database(pg));
       env.put("REAPER_RECORDER_BASE_URL", media.baseUrl().toString());
-      assertThat(JarRunner.run(env, "migrate").exit()).isZero();
       PGSimpleDataSource ds = new PGSimpleDataSource();
       ds.setUrl(pg.jdbcUrl());
       ds.setUser("postgres");

@@ -47,8 +47,7 @@ class TracingBlackBoxIT {
 
   @BeforeAll
   static void database() throws Exception {
-    pg = PostgresServer.start();
-    assertThat(JarRunner.run(JarRunner.database(pg), "migrate").exit()).isZero();
+    pg = PostgresServer.startMigrated();
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(pg.jdbcUrl());
     ds.setUser("postgres");
