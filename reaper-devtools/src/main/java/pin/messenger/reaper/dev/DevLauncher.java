@@ -24,7 +24,7 @@ public final class DevLauncher implements ReaperCli.Extension {
                                 timeouts; a line per cycle, an SLO summary at the end (or Ctrl-C)
         bench [--quick]         the benchmark of docs/benchmarks.md on a fresh embedded PostgreSQL
                                 (full: ~10 min and ~10M rows; --quick: ~3 min, stops at 1M)
-        prepare                 build, unpack and train the start-up caches of both jars, then exit
+        prepare [worker|dev]    build, unpack and train the start-up caches of both jars (or one), then exit
         which-java              the java bin/reaper would use (stdout); its version and start-up
                                 cache (stderr)
       """;

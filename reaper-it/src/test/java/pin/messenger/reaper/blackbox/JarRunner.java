@@ -77,8 +77,10 @@ final class JarRunner {
   private JarRunner() {}
 
   /**
-   * {@code bin/reaper prepare} once per test JVM, before any worker starts: unpacking and training
-   * the archive are then never raced by workers started together. Test JVMs run side by side (the
+   * {@code bin/reaper prepare worker} once per test JVM, before any worker starts: unpacking and
+   * training the archive are then never raced by workers started together. Only the production
+   * jar's: no test runs the development jar through the launcher's cache, and training it would
+   * cost ~20 s of CPU while the other test JVM waits on the lock. Test JVMs run side by side (the
    * build's forks), so it runs under a file lock: the first JVM unpacks and trains, the next finds
    * the caches current and {@code prepare} returns at once.
    */
@@ -100,7 +102,7 @@ final class JarRunner {
   private static void prepareOnce() throws Exception {
     Path log = Files.createTempFile("reaper-prepare", ".log");
     Process p =
-        new ProcessBuilder(LAUNCHER.toString(), "prepare")
+        new ProcessBuilder(LAUNCHER.toString(), "prepare", "worker")
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
@@ -125,8 +127,10 @@ final class JarRunner {
     Path log = Files.createTempFile("reaper-run", ".log");
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
-    assertThat(finished(p, 180)).as("reaper finished").isTrue();
+    boolean finished = finished(p, 180);
     String out = Files.readString(log, StandardCharsets.UTF_8);
+    Files.delete(log);
+    assertThat(finished).as("reaper finished: " + out).isTrue();
     String last = out.strip().lines().reduce((a, b) -> b).orElse("");
     return new Run(p.exitValue(), out, last);
   }
@@ -146,11 +150,16 @@ final class JarRunner {
     Path err = Files.createTempFile("reaper-stderr", ".log");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
     Process p = pb.start();
-    assertThat(finished(p, 180)).as("reaper finished").isTrue();
-    return new Split(
-        p.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    boolean finished = finished(p, 180);
+    Split split =
+        new Split(
+            finished ? p.exitValue() : -1,
+            Files.readString(out, StandardCharsets.UTF_8),
+            Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    assertThat(finished).as("reaper finished: " + split).isTrue();
+    return split;
   }
 
   /**
