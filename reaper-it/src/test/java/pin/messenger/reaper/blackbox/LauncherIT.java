@@ -49,8 +49,8 @@ class LauncherIT {
   }
 
   /**
-   * {@code bin/reaper args} in a clean environment (PATH and HOME only, plus {@code env}), from a
-   * working directory of its own.
+   * {@code bin/reaper args} in a clean environment (PATH, HOME and the tests' JVM flags only, plus
+   * {@code env}), from a working directory of its own.
    */
   private Result launcher(Map<String, String> env, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(root.resolve("bin/reaper").toString()));
@@ -66,6 +66,8 @@ class LauncherIT {
     pb.environment().clear();
     pb.environment().put("PATH", path);
     pb.environment().put("HOME", cwd.toString());
+    // The flags of every JVM the tests start (CPU, not behaviour); the launcher passes them on.
+    pb.environment().put("REAPER_JAVA_OPTS", String.join(" ", JarRunner.JVM));
     pb.environment().putAll(env);
     Process p = pb.start();
     assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("bin/reaper finished").isTrue();

@@ -24,10 +24,12 @@ class PrometheusIT {
         Path.of("/usr/bin/promtool"), "apt-get install prometheus (.ci/run installs it)");
     Prerequisite.requireOnPath("python3", "apt-get install python3 (.ci/run installs it)");
     Prerequisite.requireOnPath("curl", "apt-get install curl (.ci/run installs it)");
-    Process p =
+    ProcessBuilder pb =
         new ProcessBuilder("bash", "ops/verify-with-prometheus.sh", JarRunner.DEV_JAR.toString())
-            .redirectErrorStream(true)
-            .start();
+            .redirectErrorStream(true);
+    // The script's worker JVM with the flags of every JVM the tests start (CPU, not behaviour).
+    pb.environment().put("JDK_JAVA_OPTIONS", String.join(" ", JarRunner.JVM));
+    Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
     System.out.println(out);
