@@ -62,7 +62,6 @@ final class AuditCommand extends CommandBase {
     cli.inApplication(
         "audit",
         springOptions(),
-        true,
         (ctx, options, clock) -> {
           List<Map<String, Object>> rows =
               new OperatorActions(ctx.getBean(DataSource.class)).recent(filter);

@@ -73,22 +73,21 @@ final class CliContext {
   /**
    * Runs {@code work} in an application context for a command that reads or acts and prints one
    * answer: a configured database is required (none is ever started), migrations never run, the log
-   * lines go to stderr, and the answer is printed once the context has shut down. With {@code
-   * lazy}, only the beans the work asks for are created (an operator action needs the pool, the
-   * clock and the options, not the relay, the recorder client or the gauges: a second or more off
-   * every command).
+   * lines go to stderr, and the answer is printed once the context has shut down. Only the beans
+   * the work asks for are created (the pool, the clock, the options, the store; not the relay, the
+   * recorder client or the gauges: a second or more off every command), and of the
+   * auto-configurations only the pool's ({@link OneShotContext}).
    */
-  void inApplication(String command, List<String> options, boolean lazy, InApplication work) {
+  void inApplication(String command, List<String> options, InApplication work) {
     List<String> all = new ArrayList<>(options);
     all.add("--spring.flyway.enabled=false");
     all.add("--reaper.log-stream=stderr");
-    if (lazy) {
-      all.add("--spring.main.lazy-initialization=true");
-    }
+    all.add("--spring.main.lazy-initialization=true");
+    all.add("--spring.boot.enableautoconfiguration=false");
     ReaperCli.requireDatabase(all);
     Output output;
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.start(command, all, Map.of(), List.of(), true)) {
+        ReaperCli.start(command, all, Map.of(), List.of(), true, List.of(OneShotContext.class))) {
       output =
           work.run(ctx, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {

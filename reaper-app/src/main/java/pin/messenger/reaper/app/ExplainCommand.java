@@ -28,7 +28,6 @@ final class ExplainCommand extends CommandBase {
     cli.inApplication(
         "explain",
         springOptions(),
-        false,
         (ctx, options, clock) -> {
           Explanation.Explained explained =
               new Explanation(ctx.getBean(DataSource.class)).explain(id, clock.instant(), options);

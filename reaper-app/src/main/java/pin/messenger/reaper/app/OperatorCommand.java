@@ -67,7 +67,6 @@ abstract class OperatorCommand extends CommandBase {
     cli.inApplication(
         action.label(),
         springOptions(),
-        true,
         (ctx, options, clock) -> {
           Request request = new Request(action, who, clock.instant(), reason, arguments, confirmed);
           Outcome outcome = act.act(ctx.getBean(DataSource.class), options, request);

@@ -220,8 +220,21 @@ public final class ReaperCli {
       Map<String, Object> defaults,
       List<ApplicationContextInitializer<?>> initializers,
       boolean shutdownHook) {
+    return start(command, args, defaults, initializers, shutdownHook, List.of());
+  }
+
+  /** {@link #start(String, List, Map, List, boolean)} with more configuration {@code sources}. */
+  static ConfigurableApplicationContext start(
+      String command,
+      List<String> args,
+      Map<String, Object> defaults,
+      List<ApplicationContextInitializer<?>> initializers,
+      boolean shutdownHook,
+      List<Class<?>> sources) {
+    List<Class<?>> all = new ArrayList<>(List.of(ReaperApplication.class));
+    all.addAll(sources);
     SpringApplicationBuilder builder =
-        new SpringApplicationBuilder(ReaperApplication.class)
+        new SpringApplicationBuilder(all.toArray(Class<?>[]::new))
             // Only the long-running worker serves HTTP (health, metrics); one-shot commands open no
             // port.
             .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)
@@ -235,10 +248,10 @@ public final class ReaperCli {
     if (!defaults.isEmpty()) {
       builder.application().setDefaultProperties(defaults);
     }
-    List<ApplicationContextInitializer<?>> all = new ArrayList<>();
-    all.add(new DatasourceUrlSanitizer());
-    all.addAll(initializers);
-    builder.initializers(all.toArray(ApplicationContextInitializer[]::new));
+    List<ApplicationContextInitializer<?>> inits = new ArrayList<>();
+    inits.add(new DatasourceUrlSanitizer());
+    inits.addAll(initializers);
+    builder.initializers(inits.toArray(ApplicationContextInitializer[]::new));
     return builder.run(args.toArray(String[]::new));
   }
 

@@ -24,7 +24,6 @@ final class StatusCommand extends CommandBase {
     cli.inApplication(
         "status",
         springOptions(),
-        false,
         (ctx, options, clock) -> {
           StatusReport.Status status =
               new StatusReport(
