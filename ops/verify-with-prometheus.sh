@@ -300,6 +300,11 @@ log "   healthy worker: no ConferenceReaper alert pending or firing"
 stopped_at=$(date +%s)
 stop_pid "$worker_pid" 40
 worker_pid=""
+# A clean stop: the embedded database outlives the pool and the runner's last heartbeat (it used to be stopped first
+# by the library's own shutdown hook, and every Ctrl-C logged "runner heartbeat not written" and pool warnings).
+if grep -q 'runner heartbeat not written' "$tmp/worker.log"; then
+  die "the worker's last heartbeat failed at SIGTERM: its embedded database stopped before it (see $tmp/worker.log)"
+fi
 stop_orphaned_postgres
 for ((i = 0; ; i++)); do
   active=$(active_alerts)

@@ -58,10 +58,16 @@ final class EmbeddedPostgresInitializer
     EmbeddedPostgres postgres;
     try {
       Files.createDirectories(dataDir.getParent());
+      // Under run, Spring's shutdown hook closes the context, which stops the server after the
+      // pool and the runner's last heartbeat (below); the library's own hook would race it and stop
+      // the server first ("runner heartbeat not written" on every Ctrl-C). The other commands close
+      // their context themselves and keep the library's hook as a backstop.
+      boolean springStopsIt = "run".equals(env.getProperty("reaper.command"));
       postgres =
           EmbeddedPostgres.builder()
               .setDataDirectory(dataDir)
               .setCleanDataDirectory(cleanDataDirectory)
+              .setRegisterShutdownHook(!springStopsIt)
               .start();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the embedded PostgreSQL in " + dataDir, e);
