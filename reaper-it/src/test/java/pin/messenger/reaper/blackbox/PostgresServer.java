@@ -413,8 +413,8 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /**
-   * Stops the server and removes its directory (a data directory is ~40 MB: a suite run left
-   * gigabytes behind in the temporary folder); its log is kept under {@code
+   * Stops the server and removes its directory (a data directory is ~40 MB: each suite run left
+   * about a gigabyte behind in the temporary folder); its log is kept under {@code
    * reaper-it/target/blackbox-logs} for a post-mortem.
    */
   @Override
