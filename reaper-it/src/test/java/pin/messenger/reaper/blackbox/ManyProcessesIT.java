@@ -17,7 +17,7 @@ import pin.messenger.reaper.testing.MessengerLoad;
  * invariant checker passes. In the test command a bounded run: 3,000 conferences and 20 s after the
  * backlog is drained (about 1.5 minutes in all on two cores, most of it four JVMs starting); with
  * {@code -Dreaper.soak=true} the soak: 10,000 conferences and 60 s. The in-process version of
- * scenario 1 is {@code ManyRunnersTest}.
+ * scenario 1 is {@code ManyRunnersIT}.
  */
 class ManyProcessesIT {
   static final int CONFERENCES = ReliabilityHarness.SOAK ? 10_000 : 3_000;

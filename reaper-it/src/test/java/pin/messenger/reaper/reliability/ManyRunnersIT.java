@@ -27,7 +27,7 @@ import pin.messenger.reaper.testing.TestDatabase;
  * runners, each with its own pool, over 10,000 conferences while the messenger's commands hold row
  * locks; the invariant checker passes. {@code -Dreaper.soak=true} runs it for 60 s instead of 12 s.
  */
-class ManyRunnersTest {
+class ManyRunnersIT {
   static final ConferenceRoomReaperOptions OPTIONS =
       ConferenceRoomReaperOptions.builder()
           .pollingInterval(Duration.ofSeconds(1))

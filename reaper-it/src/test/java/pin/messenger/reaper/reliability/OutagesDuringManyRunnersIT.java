@@ -53,7 +53,7 @@ import pin.messenger.reaper.testing.TestDatabase;
  * reaches the topic (duplicates only with the same ce_id) and every recorder stop request reaches
  * the media stack; the invariants hold.
  */
-class OutagesDuringManyRunnersTest {
+class OutagesDuringManyRunnersIT {
 
   @Test
   void kafka_and_media_stack_outages_lose_nothing() throws Exception {
@@ -136,7 +136,7 @@ class OutagesDuringManyRunnersTest {
                 new ReaperLoop(
                     new ConferenceRoomReaper(
                         new PostgresReaperStore(pool),
-                        ManyRunnersTest.OPTIONS,
+                        ManyRunnersIT.OPTIONS,
                         ReaperObserver.NONE,
                         List.of()),
                     null);
@@ -158,7 +158,7 @@ class OutagesDuringManyRunnersTest {
         ConferenceRoomReaper settle =
             new ConferenceRoomReaper(
                 new PostgresReaperStore(db.dataSource()),
-                ManyRunnersTest.OPTIONS,
+                ManyRunnersIT.OPTIONS,
                 ReaperObserver.NONE,
                 List.of());
         Instant settledAt;
@@ -206,18 +206,18 @@ class OutagesDuringManyRunnersTest {
                 .collect(Collectors.toSet());
 
         InvariantChecker checker = new InvariantChecker(db.dataSource());
-        // The SLO is ManyRunnersTest's subject; here rooms that become due queue behind the seeded
+        // The SLO is ManyRunnersIT's subject; here rooms that become due queue behind the seeded
         // backlog (claims are
         // oldest first), so only the other invariants are checked (sloFrom = the end of the run).
         List<String> violations =
             checker.violations(
                 settledAt,
                 settledAt,
-                ManyRunnersTest.OPTIONS.emptyRoomGrace(),
-                ManyRunnersTest.OPTIONS.provisionTimeout(),
-                ManyRunnersTest.OPTIONS.staleLiveTimeout(),
-                ManyRunnersTest.OPTIONS.pollingInterval(),
-                ManyRunnersTest.TOLERANCE);
+                ManyRunnersIT.OPTIONS.emptyRoomGrace(),
+                ManyRunnersIT.OPTIONS.provisionTimeout(),
+                ManyRunnersIT.OPTIONS.staleLiveTimeout(),
+                ManyRunnersIT.OPTIONS.pollingInterval(),
+                ManyRunnersIT.TOLERANCE);
         System.out.printf(
             "scenario outages: conferences=%d runners=4 outboxRows=%d records=%d distinctCeIds=%d"
                 + " stopRequests=%d mediaCalls=%d distinctKeys=%d violations=%d%n",

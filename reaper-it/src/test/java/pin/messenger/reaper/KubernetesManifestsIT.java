@@ -25,7 +25,7 @@ import pin.messenger.reaper.testing.Prerequisite;
  * (saying why) on a developer machine. The first run installs the pinned validators ({@code npm
  * ci}, from the npm registry) into {@code ops/kubernetes/node_modules}; later runs are offline.
  */
-class KubernetesManifestsTest {
+class KubernetesManifestsIT {
   static final String VALIDATOR = "ops/kubernetes/validate.mjs";
   static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(5);
   static final Duration VALIDATE_TIMEOUT = Duration.ofMinutes(2);
