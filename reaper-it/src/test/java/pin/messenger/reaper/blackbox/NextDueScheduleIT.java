@@ -17,21 +17,23 @@ import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.testing.Rooms;
 
 /**
- * The next-due schedule from outside: two worker processes of the jar at a polling interval of 30 s
+ * The next-due schedule from outside: two worker processes of the jar at a polling interval of 15 s
  * close every room within about a second of its window, not within a polling interval. Rooms empty
  * the way the messenger empties them (count → 0, {@code last_activity_at} = now) at scattered
  * instants, one just after a cycle's due read, one gets a participant back within the grace; a
  * paused phase's room is never woken for; SIGTERM while a worker waits for its next start ends it
- * at once. The ceiling on lateness (10 s) is generous for a loaded machine yet a third of the
- * interval: under {@code reaper.schedule=fixed} rooms wait up to 30 s, so the fixed schedule fails
- * it (run with {@code -Dnextdue.schedule=fixed} to see it red).
+ * at once. The ceiling on lateness (5 s) is generous for a loaded machine (rooms close ~0.2 s late,
+ * the one emptied just after a read ~0.8 s) yet a third of the interval: under {@code
+ * reaper.schedule=fixed} rooms wait up to 15 s, so the fixed schedule fails it (all seven under 5 s
+ * by chance: (1/3)^7, 0.05 %; run with {@code -Dnextdue.schedule=fixed} to see it red). The windows
+ * are half the defaults of the first version (30 s interval, 31 s grace), which took 66 s.
  */
 class NextDueScheduleIT {
-  static final Duration INTERVAL = Duration.ofSeconds(30);
-  static final Duration GRACE = Duration.ofSeconds(31);
-  static final Duration PROVISION = Duration.ofSeconds(40);
-  static final Duration LATENESS_CEILING = Duration.ofSeconds(10);
-  static final Duration SIGTERM_WAIT = Duration.ofSeconds(15);
+  static final Duration INTERVAL = Duration.ofSeconds(15);
+  static final Duration GRACE = Duration.ofSeconds(16);
+  static final Duration PROVISION = Duration.ofSeconds(25);
+  static final Duration LATENESS_CEILING = Duration.ofSeconds(5);
+  static final Duration SIGTERM_WAIT = Duration.ofSeconds(10);
   static final String SCHEDULE = System.getProperty("nextdue.schedule", "next-due");
 
   static List<String> args() {
@@ -82,7 +84,7 @@ class NextDueScheduleIT {
         b.awaitStarted(Duration.ofSeconds(180));
 
         // Empty the rooms at scattered instants, as participants leave.
-        long[] offsetsMs = {0, 1_300, 3_700, 4_100, 8_900, 12_500};
+        long[] offsetsMs = {0, 650, 1_850, 2_050, 4_450, 6_250};
         long base = System.nanoTime();
         for (int i = 0; i < toEmpty.size(); i++) {
           long wait = offsetsMs[i] - (System.nanoTime() - base) / 1_000_000;
@@ -100,7 +102,7 @@ class NextDueScheduleIT {
             Duration.ofSeconds(60),
             () -> a.cycles().size() + b.cycles().size() > cyclesBefore);
         empty(rooms, afterRead);
-        Thread.sleep(10_000);
+        Thread.sleep(3_000);
         // The participant comes back within the grace: a join, count 1, activity now.
         rooms.exec(
             "UPDATE messenger.conference_sessions SET active_participant_count = 1,"
@@ -138,7 +140,7 @@ class NextDueScheduleIT {
               .isEqualTo(1);
         }
         assertThat(rooms.status(comesBack)).isEqualTo("Active");
-        // The provisioning room fell due at t0 + 40 s while its phase was paused: still there, and
+        // The provisioning room fell due at t0 + 25 s while its phase was paused: still there, and
         // no runner ever scheduled a start for its phase.
         Await.until(
             "the paused room is past its window",
@@ -153,11 +155,11 @@ class NextDueScheduleIT {
         }
 
         // SIGTERM while waiting for the next start (nothing due but the paused room: the tick, up
-        // to 30 s away): the worker exits at once, not when the wait ends. Sent once a's last
-        // scheduled start is at least 15 s away, so an exit within the bound is not the wait
+        // to 15 s away): the worker exits at once, not when the wait ends. Sent once a's last
+        // scheduled start is at least 10 s away, so an exit within the bound (5 s) is not the wait
         // ending.
         Await.until(
-            "worker a waits at least 15 s for its next start",
+            "worker a waits at least 10 s for its next start",
             Duration.ofSeconds(60),
             () -> nextStart(a).isAfter(Instant.now().plus(SIGTERM_WAIT)));
         long stop = System.nanoTime();
