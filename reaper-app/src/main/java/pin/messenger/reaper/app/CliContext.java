@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
@@ -76,18 +75,17 @@ final class CliContext {
    * lines go to stderr, and the answer is printed once the context has shut down. Only the beans
    * the work asks for are created (the pool, the clock, the options, the store; not the relay, the
    * recorder client or the gauges: a second or more off every command), and of the
-   * auto-configurations only the pool's ({@link OneShotContext}).
+   * auto-configurations only {@link OneShotContext}'s.
    */
   void inApplication(String command, List<String> options, InApplication work) {
     List<String> all = new ArrayList<>(options);
     all.add("--spring.flyway.enabled=false");
     all.add("--reaper.log-stream=stderr");
     all.add("--spring.main.lazy-initialization=true");
-    all.add("--spring.boot.enableautoconfiguration=false");
     ReaperCli.requireDatabase(all);
     Output output;
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.start(command, all, Map.of(), List.of(), true, List.of(OneShotContext.class))) {
+        ReaperCli.startOneShot(command, all, List.of(), true)) {
       output =
           work.run(ctx, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {

@@ -3,7 +3,6 @@ package pin.messenger.reaper.app;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +30,7 @@ final class MigrateCommand extends CommandBase implements CliCommand.PrintsDocum
     withFlyway.add("--spring.flyway.enabled=true");
     Document document;
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.start("migrate", withFlyway, Map.of(), database, true)) {
+        ReaperCli.startOneShot("migrate", withFlyway, database, true)) {
       // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during
       // start-up.
       MigrationInfo current = ctx.getBean(Flyway.class).info().current();

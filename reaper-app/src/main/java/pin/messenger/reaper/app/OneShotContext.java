@@ -3,21 +3,25 @@ package pin.messenger.reaper.app;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The one auto-configuration a command that reads or acts once needs ({@code status}, {@code
- * explain}, {@code audit} and the operator's actions): the pool, bound from {@code
- * spring.datasource.*} as for every other command. {@link CliContext#inApplication} starts those
- * commands with auto-configuration otherwise off and every bean lazy, so only the pool, the
- * options, the clock and the store are made: in a JFR profile of {@code status}, processing the
- * auto-configurations took ~37 % of the main thread, and without them {@code status} takes 0.68×
- * the CPU, the actions 0.78–0.84× (docs/benchmarks.md, "The test command"). Not a
- * {@code @Configuration}: the worker's component scan must not pick it up; it is added as a source
- * only for those commands.
+ * The auto-configurations a command that runs once needs ({@code run-once}, {@code migrate}, {@code
+ * status}, {@code explain}, {@code audit} and the operator's actions): the pool, bound from {@code
+ * spring.datasource.*}, and Flyway, bound from {@code spring.flyway.*} (made only where migrations
+ * run: {@code migrate}, and {@code run-once} unless {@code reaper.schema.migrate=false}). {@link
+ * ReaperCli#startOneShot} starts those commands with auto-configuration otherwise off: in a JFR
+ * profile of {@code status}, processing the auto-configurations took ~37 % of the main thread, and
+ * without them {@code status} takes 0.68× the CPU, the actions 0.78–0.84× (docs/benchmarks.md, "The
+ * test command"). Everything else such a command uses is the reaper's own configuration (the relay
+ * binds {@code spring.kafka.*} itself, tracing is its own OpenTelemetry set-up); what the worker's
+ * other auto-configurations make (the web server, Prometheus, the actuator's endpoints) only {@code
+ * run} serves. Not a {@code @Configuration}: the worker's component scan must not pick it up; it is
+ * added as a source only for those commands.
  */
-@ImportAutoConfiguration(DataSourceAutoConfiguration.class)
+@ImportAutoConfiguration({DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class})
 class OneShotContext {
   /**
    * Meters nobody scrapes (the command exits before any export): the loop's beans, which the

@@ -223,8 +223,22 @@ public final class ReaperCli {
     return start(command, args, defaults, initializers, shutdownHook, List.of());
   }
 
+  /**
+   * The context of a command that runs once: no web server, and of the auto-configurations only
+   * {@link OneShotContext}'s (the pool, Flyway).
+   */
+  static ConfigurableApplicationContext startOneShot(
+      String command,
+      List<String> args,
+      List<ApplicationContextInitializer<?>> initializers,
+      boolean shutdownHook) {
+    List<String> all = new ArrayList<>(args);
+    all.add("--spring.boot.enableautoconfiguration=false");
+    return start(command, all, Map.of(), initializers, shutdownHook, List.of(OneShotContext.class));
+  }
+
   /** {@link #start(String, List, Map, List, boolean)} with more configuration {@code sources}. */
-  static ConfigurableApplicationContext start(
+  private static ConfigurableApplicationContext start(
       String command,
       List<String> args,
       Map<String, Object> defaults,

@@ -2,7 +2,6 @@ package pin.messenger.reaper.app;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -55,7 +54,7 @@ final class RunOnceCommand extends CommandBase implements CliCommand.PrintsDocum
     String json;
     int code = 0;
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.start("run-once", options, Map.of(), database, false)) {
+        ReaperCli.startOneShot("run-once", options, database, false)) {
       ConferenceRoomReaper reaper = ctx.getBean(ConferenceRoomReaper.class);
       Clock clock = ctx.getBean(Clock.class);
       CycleResult result =
