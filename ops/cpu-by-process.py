@@ -68,8 +68,16 @@ def main():
         sys.argv[1:], preexec_fn=lambda: open(group + "/cgroup.procs", "w").write(str(os.getpid()))
     )
     seen = {}
+    busy = []  # cores busy per 10 s window, from the group's own counter
+    window_start, window_usage = start, usage()
     while True:
         done = child.poll() is not None
+        now = time.time()
+        if now - window_start >= 10 or done:
+            used = usage()
+            if now > window_start:
+                busy.append((used - window_usage) / (now - window_start))
+            window_start, window_usage = now, used
         for pid in open(group + "/cgroup.procs").read().split():
             try:
                 stat = open("/proc/%s/stat" % pid).read()
@@ -98,6 +106,7 @@ def main():
         if c >= 0.5:
             print("  %-32s %7.1f s  %4d processes  %5.2f s each" % (k, c, count[k], c / count[k]))
     print("  %-32s %7.1f s" % ("not attributed", total - sum(cpu.values())))
+    print("cores busy, each 10 s from the start: " + " ".join("%.2f" % b for b in busy))
     for _ in range(50):
         try:
             os.rmdir(group)
