@@ -50,12 +50,16 @@ class ErrorDocumentsIT {
             .redirectError(err.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("SPRING_") || k.startsWith("REAPER_"));
     pb.environment().putAll(env);
-    Process p = pb.start();
-    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("finished").isTrue();
-    return new Result(
-        p.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    try {
+      Process p = pb.start();
+      assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("finished").isTrue();
+      return new Result(
+          p.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      PostgresServer.deleteQuietly(dir);
+    }
   }
 
   private static String lastLine(String text) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -55,6 +56,23 @@ class FailClosedIT {
         Files.readString(err, StandardCharsets.UTF_8));
   }
 
+  /**
+   * Scratch directories of the running test, removed after it (the dev jar's runs leave a
+   * database).
+   */
+  private final List<Path> scratch = new ArrayList<>();
+
+  private Path scratch(String prefix) throws IOException {
+    Path dir = Files.createTempDirectory(prefix);
+    scratch.add(dir);
+    return dir;
+  }
+
+  @AfterEach
+  void removeScratch() {
+    scratch.forEach(PostgresServer::deleteQuietly);
+  }
+
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
@@ -79,7 +97,7 @@ class FailClosedIT {
         "explain 7c0a1b2e-0000-4000-8000-000000000001"
       })
   void the_production_jar_refuses_to_start_without_a_database(String commandLine) throws Exception {
-    Path dir = Files.createTempDirectory("fail-closed");
+    Path dir = scratch("fail-closed");
     int port = freePort();
     List<String> command =
         new ArrayList<>(List.of("java", "-jar", JarRunner.WORKER_JAR.toString()));
@@ -102,7 +120,7 @@ class FailClosedIT {
 
   @Test
   void the_development_launcher_never_starts_a_database_for_status() throws Exception {
-    Path dir = Files.createTempDirectory("fail-closed-dev");
+    Path dir = scratch("fail-closed-dev");
     Result r =
         run(
             dir,
@@ -121,7 +139,7 @@ class FailClosedIT {
   @Test
   void the_development_launcher_announces_its_embedded_database_in_its_first_log_line()
       throws Exception {
-    Path dir = Files.createTempDirectory("dev-run-once");
+    Path dir = scratch("dev-run-once");
     Result r =
         run(
             dir,
@@ -154,7 +172,7 @@ class FailClosedIT {
   })
   void an_empty_datasource_url_fails_closed_in_both_jars(String jar, String command, String url)
       throws Exception {
-    Path dir = Files.createTempDirectory("fail-closed-empty");
+    Path dir = scratch("fail-closed-empty");
     Path jarPath = jar.equals("worker") ? JarRunner.WORKER_JAR : JarRunner.DEV_JAR;
     int port = freePort();
     Result r =
@@ -179,7 +197,7 @@ class FailClosedIT {
 
   @Test
   void an_empty_datasource_url_option_fails_closed_in_the_development_jar() throws Exception {
-    Path dir = Files.createTempDirectory("fail-closed-empty-option");
+    Path dir = scratch("fail-closed-empty-option");
     Result r =
         run(
             dir,
@@ -203,7 +221,7 @@ class FailClosedIT {
   @ParameterizedTest
   @ValueSource(strings = {"help", "-h", "--help"})
   void the_production_jars_help_describes_the_production_jar(String help) throws Exception {
-    Path dir = Files.createTempDirectory("worker-help");
+    Path dir = scratch("worker-help");
     Result r = run(dir, List.of("java", "-jar", JarRunner.WORKER_JAR.toString(), help));
 
     assertThat(r.exit()).as(r.stderr()).isZero();

@@ -109,6 +109,7 @@ final class JarRunner {
     // Unpacking and training both caches: ~1 minute on 2 quiet cores, several under heavy load.
     assertThat(finished(p, 600)).as("bin/reaper prepare finished").isTrue();
     assertThat(p.exitValue()).as("bin/reaper prepare: " + Files.readString(log)).isZero();
+    Files.delete(log);
   }
 
   private static ProcessBuilder launcher(

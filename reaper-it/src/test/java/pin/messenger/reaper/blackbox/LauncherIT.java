@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,6 +47,11 @@ class LauncherIT {
       Files.createSymbolicLink(target.resolve(jar.getFileName()), jar);
     }
     cwd = Files.createDirectory(root.resolve("cwd"));
+  }
+
+  @AfterEach
+  void removeScratchRoot() {
+    PostgresServer.deleteQuietly(root);
   }
 
   /**

@@ -145,5 +145,6 @@ final class PgBouncer implements AutoCloseable {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
     }
+    PostgresServer.deleteQuietly(dir);
   }
 }

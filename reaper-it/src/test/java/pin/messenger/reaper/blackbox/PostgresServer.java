@@ -447,7 +447,8 @@ final class PostgresServer implements AutoCloseable {
             "stop"));
   }
 
-  private static void deleteQuietly(Path dir) {
+  /** Removes a directory tree a test made; a failure is reported on stderr, not thrown. */
+  static void deleteQuietly(Path dir) {
     try {
       deleteTree(dir);
     } catch (IOException e) {
