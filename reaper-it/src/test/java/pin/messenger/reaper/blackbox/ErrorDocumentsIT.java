@@ -3,13 +3,11 @@ package pin.messenger.reaper.blackbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,29 +32,14 @@ class ErrorDocumentsIT {
     server.close();
   }
 
-  record Result(int exit, String stdout, String stderr) {}
-
   /** The production jar, in a scratch directory, with a clean environment plus {@code env}. */
-  private static Result worker(Map<String, String> env, String... args) throws Exception {
+  private static ScratchRun.Result worker(Map<String, String> env, String... args)
+      throws Exception {
     Path dir = Files.createTempDirectory("error-documents");
     List<String> command = new ArrayList<>(JarRunner.java("-jar", JarRunner.WORKER_JAR.toString()));
     command.addAll(List.of(args));
-    Path out = dir.resolve("stdout.txt");
-    Path err = dir.resolve("stderr.txt");
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile());
-    pb.environment().keySet().removeIf(k -> k.startsWith("SPRING_") || k.startsWith("REAPER_"));
-    pb.environment().putAll(env);
     try {
-      Process p = pb.start();
-      assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("finished").isTrue();
-      return new Result(
-          p.exitValue(),
-          Files.readString(out, StandardCharsets.UTF_8),
-          Files.readString(err, StandardCharsets.UTF_8));
+      return ScratchRun.run(dir, env, command);
     } finally {
       PostgresServer.deleteQuietly(dir);
     }
@@ -69,7 +52,7 @@ class ErrorDocumentsIT {
   @Test
   void run_once_with_invalid_options_names_the_options_problem_not_the_bean_chain()
       throws Exception {
-    Result r =
+    ScratchRun.Result r =
         worker(
             JarRunner.database(server),
             "run-once",
@@ -88,7 +71,7 @@ class ErrorDocumentsIT {
 
   @Test
   void run_once_against_a_database_that_refuses_names_the_connection_problem() throws Exception {
-    Result r =
+    ScratchRun.Result r =
         worker(
             Map.of(
                 "SPRING_DATASOURCE_URL",
@@ -121,7 +104,7 @@ class ErrorDocumentsIT {
       })
   void a_bad_command_line_of_a_json_command_prints_one_json_error_document(
       String commandLine, String message) throws Exception {
-    Result r = worker(Map.of(), commandLine.split(" "));
+    ScratchRun.Result r = worker(Map.of(), commandLine.split(" "));
 
     assertThat(r.exit()).as(r.stderr()).isEqualTo(2);
     assertThat(r.stdout().strip().lines()).as("one document: " + r.stdout()).hasSize(1);
@@ -132,7 +115,7 @@ class ErrorDocumentsIT {
 
   @Test
   void a_bad_command_line_without_json_prints_nothing_on_stdout() throws Exception {
-    Result r = worker(Map.of(), "status", "--bogus");
+    ScratchRun.Result r = worker(Map.of(), "status", "--bogus");
 
     assertThat(r.exit()).as(r.stderr()).isEqualTo(2);
     assertThat(r.stdout()).isEmpty();

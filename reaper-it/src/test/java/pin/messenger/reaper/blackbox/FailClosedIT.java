@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,35 +23,18 @@ import org.junit.jupiter.params.provider.ValueSource;
  * migrate, and says so first.
  */
 class FailClosedIT {
-  record Result(int exit, String stdout, String stderr) {}
-
   /**
    * Runs a command in a scratch directory with a clean environment (no SPRING_* or REAPER_* from
-   * the caller).
+   * the caller), with the tests' JVM flags.
    */
-  private static Result run(Path dir, List<String> command) throws Exception {
+  private static ScratchRun.Result run(Path dir, List<String> command) throws Exception {
     return run(dir, Map.of(), command);
   }
 
-  /** As above, with {@code env} added to the clean environment. */
-  private static Result run(Path dir, Map<String, String> extra, List<String> command)
+  /** As above, with {@code extra} added to the clean environment. */
+  private static ScratchRun.Result run(Path dir, Map<String, String> extra, List<String> command)
       throws Exception {
-    Path out = dir.resolve("stdout.txt");
-    Path err = dir.resolve("stderr.txt");
-    ProcessBuilder pb =
-        new ProcessBuilder(JarRunner.withTestFlags(command))
-            .directory(dir.toFile())
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile());
-    Map<String, String> env = pb.environment();
-    env.keySet().removeIf(k -> k.startsWith("SPRING_") || k.startsWith("REAPER_"));
-    env.putAll(extra);
-    Process p = pb.start();
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("finished").isTrue();
-    return new Result(
-        p.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    return ScratchRun.run(dir, extra, JarRunner.withTestFlags(command));
   }
 
   /**
@@ -104,7 +85,7 @@ class FailClosedIT {
     command.addAll(List.of(commandLine.split(" ")));
     command.add("--server.port=" + port);
 
-    Result r = run(dir, command);
+    ScratchRun.Result r = run(dir, command);
 
     assertThat(r.exit()).as(r.stderr()).isEqualTo(78);
     assertThat(r.stderr().strip().lines()).as("one line").hasSize(1);
@@ -121,7 +102,7 @@ class FailClosedIT {
   @Test
   void the_development_launcher_never_starts_a_database_for_status() throws Exception {
     Path dir = scratch("fail-closed-dev");
-    Result r =
+    ScratchRun.Result r =
         run(
             dir,
             List.of(
@@ -140,7 +121,7 @@ class FailClosedIT {
   void the_development_launcher_announces_its_embedded_database_in_its_first_log_line()
       throws Exception {
     Path dir = scratch("dev-run-once");
-    Result r =
+    ScratchRun.Result r =
         run(
             dir,
             List.of(
@@ -175,7 +156,7 @@ class FailClosedIT {
     Path dir = scratch("fail-closed-empty");
     Path jarPath = jar.equals("worker") ? JarRunner.WORKER_JAR : JarRunner.DEV_JAR;
     int port = freePort();
-    Result r =
+    ScratchRun.Result r =
         run(
             dir,
             Map.of("SPRING_DATASOURCE_URL", url),
@@ -198,7 +179,7 @@ class FailClosedIT {
   @Test
   void an_empty_datasource_url_option_fails_closed_in_the_development_jar() throws Exception {
     Path dir = scratch("fail-closed-empty-option");
-    Result r =
+    ScratchRun.Result r =
         run(
             dir,
             List.of(
@@ -222,7 +203,7 @@ class FailClosedIT {
   @ValueSource(strings = {"help", "-h", "--help"})
   void the_production_jars_help_describes_the_production_jar(String help) throws Exception {
     Path dir = scratch("worker-help");
-    Result r = run(dir, List.of("java", "-jar", JarRunner.WORKER_JAR.toString(), help));
+    ScratchRun.Result r = run(dir, List.of("java", "-jar", JarRunner.WORKER_JAR.toString(), help));
 
     assertThat(r.exit()).as(r.stderr()).isZero();
     assertThat(r.stderr()).isEmpty();

@@ -2,13 +2,12 @@ package pin.messenger.reaper.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,8 +30,6 @@ class LauncherIT {
 
   private Path root;
   private Path cwd;
-
-  record Result(int exit, String stdout, String stderr) {}
 
   @BeforeEach
   void scratchRoot() throws Exception {
@@ -58,29 +55,16 @@ class LauncherIT {
    * {@code bin/reaper args} in a clean environment (PATH, HOME and the tests' JVM flags only, plus
    * {@code env}), from a working directory of its own.
    */
-  private Result launcher(Map<String, String> env, String... args) throws Exception {
+  private ScratchRun.Result launcher(Map<String, String> env, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(root.resolve("bin/reaper").toString()));
     command.addAll(List.of(args));
-    Path out = root.resolve("stdout.txt");
-    Path err = root.resolve("stderr.txt");
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(cwd.toFile())
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile());
-    String path = pb.environment().getOrDefault("PATH", "/usr/bin:/bin");
-    pb.environment().clear();
-    pb.environment().put("PATH", path);
-    pb.environment().put("HOME", cwd.toString());
+    Map<String, String> environment = new HashMap<>();
+    environment.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    environment.put("HOME", cwd.toString());
     // The flags of every JVM the tests start (CPU, not behaviour); the launcher passes them on.
-    pb.environment().put("REAPER_JAVA_OPTS", String.join(" ", JarRunner.JVM));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("bin/reaper finished").isTrue();
-    return new Result(
-        p.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    environment.put("REAPER_JAVA_OPTS", String.join(" ", JarRunner.JVM));
+    environment.putAll(env);
+    return ScratchRun.run(cwd, root, environment, command);
   }
 
   /**
@@ -99,7 +83,7 @@ class LauncherIT {
     }
   }
 
-  private static void failedClosed(Result r) {
+  private static void failedClosed(ScratchRun.Result r) {
     assertThat(r.exit()).as(r.stderr()).isEqualTo(78);
     assertThat(r.stderr().strip().lines()).as("one line on stderr: " + r.stderr()).hasSize(1);
     assertThat(r.stderr()).contains(NO_DATABASE).contains("nothing was started");
@@ -121,7 +105,7 @@ class LauncherIT {
       })
   void a_command_that_fails_closed_trains_nothing_and_starts_no_database(String commandLine)
       throws Exception {
-    Result r = launcher(Map.of(), commandLine.split(" "));
+    ScratchRun.Result r = launcher(Map.of(), commandLine.split(" "));
 
     failedClosed(r);
     nothingPrepared();
@@ -130,7 +114,7 @@ class LauncherIT {
   @ParameterizedTest
   @ValueSource(strings = {"run", "run-once", "migrate", "status"})
   void an_empty_datasource_url_is_no_database_and_fails_closed(String command) throws Exception {
-    Result r = launcher(Map.of("SPRING_DATASOURCE_URL", ""), command, "--server.port=0");
+    ScratchRun.Result r = launcher(Map.of("SPRING_DATASOURCE_URL", ""), command, "--server.port=0");
 
     failedClosed(r);
     nothingPrepared();
@@ -138,7 +122,7 @@ class LauncherIT {
 
   @Test
   void a_blank_datasource_url_option_is_no_database_either() throws Exception {
-    Result r = launcher(Map.of(), "run-once", "--spring.datasource.url= ");
+    ScratchRun.Result r = launcher(Map.of(), "run-once", "--spring.datasource.url= ");
 
     failedClosed(r);
     nothingPrepared();
@@ -147,7 +131,7 @@ class LauncherIT {
   @ParameterizedTest
   @ValueSource(strings = {"help", "-h", "--help"})
   void help_lists_the_launchers_own_commands_and_its_database_rule(String help) throws Exception {
-    Result r = launcher(Map.of(), help);
+    ScratchRun.Result r = launcher(Map.of(), help);
 
     assertThat(r.exit()).as(r.stderr()).isZero();
     assertThat(r.stdout())
