@@ -10,7 +10,7 @@ import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
 
 /**
- * {@code pause [--phase P] --reason "…" [--for 30m]}: every runner skips it from its next cycle.
+ * {@code pause [--phase P] --reason "…" [--for 30m]}: every runner skips it from its next batch.
  */
 @Command(
     name = "pause",

@@ -3,6 +3,7 @@ package pin.messenger.reaper.core;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -148,21 +149,29 @@ public final class ConferenceRoomReaper {
       Set<Phase> paused;
       try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
         acquired = lock.acquired();
-        // Read in the lock attempt's round trip: every runner obeys a pause from its next cycle.
+        // Read in the lock attempt's round trip: every runner obeys a pause from its next cycle,
+        // and each batch's claim reads them again (a pause set meanwhile stops the phase there).
         PauseState pauses = lock.pauses();
         paused = pauses.pausedAt(asOf);
         observer.pausesRead(jobRunId, paused);
         if (acquired) {
           skipPaused(pauses, asOf);
-          phases.runPhases(
-              lock,
-              asOf,
-              new CycleOrigin(jobRunId, traceParent),
-              cancellation,
-              dryRun,
-              start,
-              outcomes,
-              paused);
+          Set<Phase> pausedMeanwhile =
+              phases.runPhases(
+                  lock,
+                  asOf,
+                  new CycleOrigin(jobRunId, traceParent),
+                  cancellation,
+                  dryRun,
+                  start,
+                  outcomes,
+                  paused);
+          if (!pausedMeanwhile.isEmpty()) {
+            Set<Phase> all = EnumSet.copyOf(pausedMeanwhile);
+            all.addAll(paused);
+            paused = all;
+            observer.pausesRead(jobRunId, paused);
+          }
         } else {
           log.atInfo().log("cycle skipped: run lock held by another runner");
         }

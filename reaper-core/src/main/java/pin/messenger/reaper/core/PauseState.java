@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The pauses an operator set ({@code bin/reaper pause}), as a cycle read them: every runner obeys
- * them at its next cycle. A pause covers one phase or, with scope {@link #ALL}, the whole reaper;
+ * them at its next cycle, and a batch's claim reads them again (a pause set mid-cycle stops the
+ * phase at its next batch). A pause covers one phase or, with scope {@link #ALL}, the whole reaper;
  * one with an {@code until} ends by itself once {@code asOf} reaches it.
  *
  * @param pauses every stored pause, expired ones included (the cycle decides with its own asOf)

@@ -3,6 +3,7 @@ package pin.messenger.reaper.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import pin.messenger.reaper.core.Cancellation.Checkpoint;
@@ -42,9 +44,11 @@ final class PhaseRunner {
 
   /**
    * Runs the phases not {@code paused}, in order, into {@code outcomes}; stops at the deadline
-   * ({@code start} plus {@link ConferenceRoomReaperOptions#maxRunDuration()}).
+   * ({@code start} plus {@link ConferenceRoomReaperOptions#maxRunDuration()}). Returns the phases
+   * an operator paused after the cycle read its pauses: a batch's claim found the pause and claimed
+   * nothing, so the phase stopped there (the batches before it stay committed).
    */
-  void runPhases(
+  Set<Phase> runPhases(
       ReaperStore.RunLock lock,
       Instant asOf,
       CycleOrigin origin,
@@ -54,6 +58,7 @@ final class PhaseRunner {
       Map<Phase, BatchOutcome> outcomes,
       Set<Phase> paused) {
     long deadline = start + options.maxRunDuration().toNanos();
+    Set<Phase> pausedMeanwhile = EnumSet.noneOf(Phase.class);
     for (Phase phase : Phase.values()) {
       if (paused.contains(phase)) {
         continue;
@@ -69,10 +74,14 @@ final class PhaseRunner {
               .addKeyValue("maxRunDuration", options.maxRunDuration())
               .log("cycle deadline reached, remaining work left for the next cycle");
           outcomes.merge(phase, total, BatchOutcome::plus);
-          return;
+          return pausedMeanwhile;
         }
-        // The run lock is checked by the batch's claim (claim), before it claims anything.
+        // The run lock and the pauses are checked by the batch's claim, before it claims anything.
         BatchOutcome batch = runBatch(lock, phase, asOf, origin, cancellation, dryRun, after);
+        if (batch == null) {
+          pausedMeanwhile.add(phase);
+          break;
+        }
         total = total.plus(batch);
         boolean full = batch.claimed() >= options.batchSize();
         if (!options.drain().enabled() || dryRun || !full || batch.closed() == 0) {
@@ -82,9 +91,14 @@ final class PhaseRunner {
       }
       outcomes.put(phase, total);
     }
+    return pausedMeanwhile;
   }
 
-  private BatchOutcome runBatch(
+  /**
+   * One batch of {@code phase}: claim, decide, apply, commit, then what follows the commit. Null
+   * when the claim found the phase paused: nothing was claimed or written.
+   */
+  private @Nullable BatchOutcome runBatch(
       ReaperStore.RunLock lock,
       Phase phase,
       Instant asOf,
@@ -103,6 +117,12 @@ final class PhaseRunner {
       cancellation.throwIfCancelled(Checkpoint.BEFORE_COUNT, phase);
       ReaperStore.Claim claim =
           batch.claim(lock, phase, cutoff, asOf, options.batchSize(), after[0]);
+      if (claim.paused()) {
+        log.atInfo()
+            .addKeyValue("phase", phase.label())
+            .log("phase paused since the cycle began: its batches stop here");
+        return null;
+      }
       List<ConferenceSession> claimed = claim.rows();
       claimedCount = claimed.size();
       skippedLocked = claim.skippedLocked();

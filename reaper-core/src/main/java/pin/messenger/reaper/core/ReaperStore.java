@@ -89,6 +89,9 @@ public interface ReaperStore {
      * the last claimed timestamp are not counted; the lower bound keeps a row held across several
      * batches from being counted once per batch. A store may bound the rows it looks at past the
      * claim (PostgreSQL: a window of twice the limit) and count within that bound.
+     *
+     * <p>A store with pauses ({@link RunLock#pauses()}) reads them again in the claim, at {@code
+     * asOf}: when the phase is paused by then it claims nothing and says so ({@link Claim#paused}).
      */
     Claim claim(
         RunLock lock,
@@ -128,8 +131,16 @@ public interface ReaperStore {
    * @param rows the claimed rows, locked, in claim order
    * @param skippedLocked the due rows the claim passed over because another transaction held them
    *     ({@link Batch#claim})
+   * @param paused an operator's pause of the phase (or of the whole reaper) was in force when the
+   *     claim ran, so it claimed nothing: a pause committed after the cycle read its pauses holds
+   *     from the next batch on, not only from the next cycle
    */
-  record Claim(List<ConferenceSession> rows, int skippedLocked) {}
+  record Claim(List<ConferenceSession> rows, int skippedLocked, boolean paused) {
+    /** A claim of a phase that is not paused. */
+    public Claim(List<ConferenceSession> rows, int skippedLocked) {
+      this(rows, skippedLocked, false);
+    }
+  }
 
   /**
    * What {@link Batch#apply} did.

@@ -15,6 +15,7 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.ConferenceSession;
+import pin.messenger.reaper.core.PauseState;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.StoreException;
 
@@ -38,7 +39,13 @@ final class Claims {
    * <ol>
    *   <li>{@code run_lock}: whether the run lock is still granted to its holder's backend ({@link
    *       AdvisoryRunLock#HELD_BY}; a null pid means no lock to check). When it is not, the
-   *       candidates are empty: nothing is claimed. Parameters: pid, pid, name.
+   *       candidates are empty: nothing is claimed. With it, {@code paused}: whether an operator's
+   *       pause of the phase or of the whole reaper is in force at the cycle's moment ({@link
+   *       PauseState.Pause#activeAt}'s rule; %9$s the phase's label, %10$s {@link PauseState#ALL});
+   *       then the candidates are empty too. The cycle read the pauses at its start; this is the
+   *       same read again on every batch's own snapshot, so a pause committed before a batch's
+   *       claim holds for that batch, mid-cycle and mid-drain included. Parameters: pid, pid, name,
+   *       asOf.
    *   <li>{@code candidates}: the first {@code window} claimable rows in claim order, read without
    *       locks. This is the only scan of the table: each live row the phase's index range covers
    *       is visited once. %1$s is the claimable predicate, %2$s the order over {@code s}, %4$s the
@@ -64,17 +71,20 @@ final class Claims {
    * <p>The result has one row per claimed row in claim order (%3$s), each with what the event needs
    * ({@link SessionRow#EVENT_COLUMNS}, %8$s: distinct roster in join order, newest recording,
    * recordings still running), or one row of nulls when nothing was claimed; {@code run_lock_held}
-   * and {@code skipped_locked} are on every row, {@code passed_over} (the ids of {@code passed},
-   * null for none) on the first only.
+   * {@code phase_paused} and {@code skipped_locked} are on every row, {@code passed_over} (the ids
+   * of {@code passed}, null for none) on the first only.
    */
   static final String CLAIM =
       """
       WITH run_lock AS MATERIALIZED (
-        SELECT ?::int IS NULL OR %6$s AS held
+        SELECT ?::int IS NULL OR %6$s AS held,
+               EXISTS (SELECT 1 FROM messenger.conference_reaper_pauses p
+                        WHERE p.scope IN ('%9$s', '%10$s')
+                          AND (p.until IS NULL OR p.until > ?::timestamptz)) AS paused
       ), candidates AS MATERIALIZED (
         SELECT s.id, %4$s AS ref
           FROM %7$s
-         WHERE %1$s AND (SELECT held FROM run_lock)
+         WHERE %1$s AND (SELECT held AND NOT paused FROM run_lock)
          ORDER BY %2$s
          LIMIT ?
       ), claimed AS (
@@ -101,6 +111,7 @@ final class Claims {
          WHERE ?::timestamptz IS NULL OR (k.ref, k.id) > (?::timestamptz, ?::uuid)
       )
       SELECT (SELECT held FROM run_lock) AS run_lock_held,
+             (SELECT paused FROM run_lock) AS phase_paused,
              (SELECT n FROM skipped) AS skipped_locked,
              CASE WHEN row_number() OVER (ORDER BY %3$s) = 1
                   THEN (SELECT array_agg(p.id) FROM passed p) END AS passed_over,
@@ -145,7 +156,9 @@ final class Claims {
                     "c." + phase.referenceTime().column(),
                     AdvisoryRunLock.HELD_BY,
                     cursor ? FROM_CURSOR : FROM_TABLE,
-                    SessionRow.EVENT_COLUMNS));
+                    SessionRow.EVENT_COLUMNS,
+                    phase.label(),
+                    PauseState.ALL));
       }
     }
   }
@@ -158,6 +171,7 @@ final class Claims {
       List<ConferenceSession> rows,
       int skippedLocked,
       boolean runLockHeld,
+      boolean phasePaused,
       List<UUID> passedOver) {}
 
   private final Connection connection;
@@ -232,23 +246,15 @@ final class Claims {
     String claim = cursorIds == null ? claimSql(phase) : cursorClaimSql(phase);
     String sql = limits == null ? claim : PostgresBatch.SET_LIMITS + ";\n" + claim;
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
-      int i = limits == null ? 1 : limits.bind(ps, 1);
-      ps.setObject(i++, lockPid, Types.INTEGER);
-      ps.setObject(i++, lockPid, Types.INTEGER);
-      ps.setString(i++, AdvisoryRunLock.NAME);
-      if (cursorIds != null) {
-        ps.setArray(i++, Jdbc.uuidArray(connection, cursorIds));
-      }
-      ps.setObject(i++, Jdbc.ts(cutoff));
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setInt(i++, window(limit));
-      ps.setObject(i++, Jdbc.ts(cutoff));
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setInt(i++, limit);
-      ps.setInt(i++, limit);
-      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-      ps.setObject(i, after == null ? null : after.id());
+      bind(
+          ps,
+          limits == null ? 1 : limits.bind(ps, 1),
+          cutoff,
+          asOf,
+          limit,
+          after,
+          lockPid,
+          cursorIds == null ? null : Jdbc.uuidArray(connection, cursorIds));
       boolean results = ps.execute();
       if (limits != null) {
         results = ps.getMoreResults();
@@ -259,10 +265,12 @@ final class Claims {
       List<ConferenceSession> rows = new ArrayList<>(limit);
       int skipped = 0;
       boolean held = false;
+      boolean paused = false;
       List<UUID> passedOver = List.of();
       try (ResultSet rs = ps.getResultSet()) {
         while (rs.next()) {
           held = rs.getBoolean("run_lock_held");
+          paused = rs.getBoolean("phase_paused");
           skipped = rs.getInt("skipped_locked");
           if (rs.getObject("passed_over") != null) {
             passedOver = Jdbc.uuids(rs, "passed_over");
@@ -272,9 +280,43 @@ final class Claims {
           }
         }
       }
-      return new Result(rows, skipped, held, passedOver);
+      return new Result(rows, skipped, held, paused, passedOver);
     } catch (SQLException e) {
       throw new StoreException("claim " + phase.label() + " failed: " + Jdbc.describe(e), e);
     }
+  }
+
+  /**
+   * Binds {@link #CLAIM}'s parameters from {@code first} on ({@code cursorIds}: the drain cursor's
+   * ids for {@link #cursorClaimSql}, null for {@link #claimSql}).
+   */
+  static void bind(
+      PreparedStatement ps,
+      int first,
+      Instant cutoff,
+      Instant asOf,
+      int limit,
+      @Nullable ClaimPosition after,
+      @Nullable Integer lockPid,
+      java.sql.@Nullable Array cursorIds)
+      throws SQLException {
+    int i = first;
+    ps.setObject(i++, lockPid, Types.INTEGER);
+    ps.setObject(i++, lockPid, Types.INTEGER);
+    ps.setString(i++, AdvisoryRunLock.NAME);
+    ps.setObject(i++, Jdbc.ts(asOf));
+    if (cursorIds != null) {
+      ps.setArray(i++, cursorIds);
+    }
+    ps.setObject(i++, Jdbc.ts(cutoff));
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setInt(i++, window(limit));
+    ps.setObject(i++, Jdbc.ts(cutoff));
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setInt(i++, limit);
+    ps.setInt(i++, limit);
+    ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
+    ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
+    ps.setObject(i, after == null ? null : after.id());
   }
 }

@@ -129,7 +129,7 @@ final class PostgresBatch implements ReaperStore.Batch {
     }
     // Without a lock of ours to name (another store's lock), the commit checks it itself.
     lockCheckedSinceLastWrite = lockPid != null;
-    return new ReaperStore.Claim(result.rows(), result.skippedLocked());
+    return new ReaperStore.Claim(result.rows(), result.skippedLocked(), result.phasePaused());
   }
 
   @Override

@@ -3,14 +3,12 @@ package pin.messenger.reaper.store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Types;
 import java.time.Instant;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
-import pin.messenger.reaper.testing.Rooms;
 
 /** The plan of a batch's claim statement, for the tests that read its plan or its buffers. */
 final class ClaimExplain {
@@ -34,23 +32,15 @@ final class ClaimExplain {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(explain + sql)) {
       c.setAutoCommit(false);
-      int i = 1;
-      ps.setObject(i++, null, Types.INTEGER);
-      ps.setObject(i++, null, Types.INTEGER);
-      ps.setString(i++, AdvisoryRunLock.NAME);
-      if (cursorIds != null) {
-        ps.setArray(i++, c.createArrayOf("uuid", cursorIds.toArray()));
-      }
-      ps.setObject(i++, Rooms.ts(cutoff));
-      ps.setObject(i++, Rooms.ts(asOf));
-      ps.setInt(i++, Claims.window(limit));
-      ps.setObject(i++, Rooms.ts(cutoff));
-      ps.setObject(i++, Rooms.ts(asOf));
-      ps.setInt(i++, limit);
-      ps.setInt(i++, limit);
-      ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : Rooms.ts(after.orderKey()));
-      ps.setObject(i, after == null ? null : after.id());
+      Claims.bind(
+          ps,
+          1,
+          cutoff,
+          asOf,
+          limit,
+          after,
+          null,
+          cursorIds == null ? null : c.createArrayOf("uuid", cursorIds.toArray()));
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

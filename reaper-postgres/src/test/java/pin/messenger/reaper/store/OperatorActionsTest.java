@@ -88,6 +88,81 @@ class OperatorActionsTest extends DatabaseTest {
   }
 
   @Test
+  void pause_committed_mid_cycle_stops_the_phase_at_its_next_batch_and_the_cycle_counts_it()
+      throws Exception {
+    // The pause lands after the cycle read its pauses (at its run lock): once the empty-room
+    // phase's batch has committed, before the provision-timeout phase's claim. That claim reads
+    // the pauses again on its own snapshot and claims nothing.
+    Room provisioning = rooms.insert(Rooms.provisioning(asOf.minusSeconds(600)));
+    Room empty = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(600)));
+    ConferenceRoomReaper pausingMidCycle =
+        reaperPausing(options, Phase.EMPTY_ROOM, Phase.PROVISION_TIMEOUT.label());
+
+    CycleResult during = pausingMidCycle.runOnce(asOf, Cancellation.NONE);
+
+    assertThat(rooms.status(empty.id)).isEqualTo("Ended");
+    assertThat(rooms.status(provisioning.id)).isEqualTo("Provisioning");
+    assertThat(during.provisionFailed()).isZero();
+    assertThat(during.pausedPhases()).isEqualTo(1);
+    // Read at the lock (nothing paused), then again once the claim found the pause.
+    assertThat(pausesRead).containsExactly(Set.of(), Set.of(Phase.PROVISION_TIMEOUT));
+  }
+
+  @Test
+  void pause_committed_during_a_drain_stops_it_at_the_next_batch_keeping_the_committed_ones()
+      throws Exception {
+    List<Room> empty = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      empty.add(rooms.insert(Rooms.emptyActive(asOf.minusSeconds(600 - i))));
+    }
+    ConferenceRoomReaperOptions draining =
+        options.toBuilder().batchSize(2).drainEnabled(true).drainPause(Duration.ZERO).build();
+
+    CycleResult during =
+        reaperPausing(draining, Phase.EMPTY_ROOM, PauseState.ALL).runOnce(asOf, Cancellation.NONE);
+
+    // The first batch of two committed; the whole-reaper pause stopped the drain and the phases
+    // after it.
+    assertThat(during.emptyTimeout()).isEqualTo(2);
+    assertThat(empty.stream().map(r -> rooms.status(r.id)))
+        .containsExactly("Ended", "Ended", "Active", "Active", "Active");
+    assertThat(during.pausedPhases()).isEqualTo(3);
+  }
+
+  /**
+   * A reaper whose observer pauses {@code scope} (through the operators' own action, committed on
+   * its own connection) when the first batch of {@code after} commits.
+   */
+  ConferenceRoomReaper reaperPausing(
+      ConferenceRoomReaperOptions options, Phase after, String scope) {
+    ReaperObserver observer =
+        new ReaperObserver() {
+          boolean done;
+
+          @Override
+          public void pausesRead(String jobRunId, Set<Phase> paused) {
+            pausesRead.add(paused);
+          }
+
+          @Override
+          public void batchCommitted(Phase phase, pin.messenger.reaper.core.BatchOutcome outcome) {
+            if (phase == after && !done) {
+              done = true;
+              try {
+                assertThat(
+                        actions.pause(request(OperatorAction.PAUSE, false), scope, null).result())
+                    .isEqualTo(Result.APPLIED);
+              } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            }
+          }
+        };
+    return new ConferenceRoomReaper(
+        new PostgresReaperStore(db.dataSource()), options, observer, List.of());
+  }
+
+  @Test
   void whole_pause_with_an_end_skips_every_phase_until_it_ends_by_itself() throws Exception {
     Room empty = rooms.insert(Rooms.emptyActive(asOf.minusSeconds(600)));
     actions.pause(request(OperatorAction.PAUSE, false), PauseState.ALL, asOf.plusSeconds(60));
