@@ -472,16 +472,6 @@ class OutboxRelayKafkaTest {
             });
   }
 
-  /** Counts lost leases per delivery. */
-  static final class LostLeases implements DeliveryObserver {
-    final Map<String, Integer> rows = new java.util.concurrent.ConcurrentHashMap<>();
-
-    @Override
-    public void leaseLost(String delivery, int n) {
-      rows.merge(delivery, n, Integer::sum);
-    }
-  }
-
   @Test
   void a_step_that_outlived_its_lease_counts_the_row_as_lease_lost_and_does_not_mark_it_published()
       throws Exception {

@@ -274,7 +274,7 @@ class RecorderStopDispatcherTest extends DatabaseTest {
   void a_call_that_outlived_its_lease_is_counted_as_lease_lost_and_not_marked_delivered()
       throws Exception {
     UUID[] ids = reapedRecording();
-    OutboxRelayKafkaTest.LostLeases observer = new OutboxRelayKafkaTest.LostLeases();
+    LostLeases observer = new LostLeases();
     RecorderStopDispatcher dispatcherA =
         new RecorderStopDispatcher(db.dataSource(), shortLease(), observer);
     LeasedRows<StopRequest> dispatcherB =

@@ -1,4 +1,4 @@
-package pin.messenger.reaper;
+package pin.messenger.reaper.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +15,7 @@ import pin.messenger.reaper.testing.Prerequisite;
  * package, which {@code .ci/run} installs). Without it: a failure under {@code CI=true}, skipped
  * (saying why) on a developer machine.
  */
-class OpsArtifactsIT {
+class AlertRulesTest {
   static final Path PROMTOOL = Path.of("/usr/bin/promtool");
 
   static String promtool(String... args) throws Exception {

@@ -1,4 +1,4 @@
-package pin.messenger.reaper;
+package pin.messenger.reaper.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +25,7 @@ import pin.messenger.reaper.testing.Prerequisite;
  * (saying why) on a developer machine. The first run installs the pinned validators ({@code npm
  * ci}, from the npm registry) into {@code ops/kubernetes/node_modules}; later runs are offline.
  */
-class KubernetesManifestsIT {
+class KubernetesManifestsTest {
   static final String VALIDATOR = "ops/kubernetes/validate.mjs";
   static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(5);
   static final Duration VALIDATE_TIMEOUT = Duration.ofMinutes(2);
