@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -75,13 +76,57 @@ public final class Rooms {
     return r;
   }
 
-  /** Empties every table the reaper reads or writes (between tests of one class). */
+  /** How long {@link #truncateAll()} waits for the tables' locks before it fails. */
+  public static final java.time.Duration TRUNCATE_LOCK_TIMEOUT = java.time.Duration.ofSeconds(30);
+
+  /**
+   * Empties every table the reaper reads or writes (between tests of one class). TRUNCATE needs
+   * every table's exclusive lock: a transaction an earlier test left open (a command's held row
+   * lock whose connection was never closed because the test failed first) would make it wait
+   * forever, and the build hang until CI's limit. So it waits {@link #TRUNCATE_LOCK_TIMEOUT} at
+   * most, then fails naming the sessions still in a transaction.
+   */
   public void truncateAll() {
-    exec(
-        "TRUNCATE messenger.conference_sessions, messenger.conference_participants, messenger.call_recordings,"
-            + " messenger.integration_outbox, messenger.realtime_outbox, messenger.recorder_stop_requests,"
-            + " messenger.conference_reaper_pauses, messenger.conference_reaper_audit,"
-            + " messenger.conference_reaper_runners");
+    truncateAll(TRUNCATE_LOCK_TIMEOUT);
+  }
+
+  /** {@link #truncateAll()}, waiting at most {@code lockTimeout} for the tables' locks. */
+  public void truncateAll(java.time.Duration lockTimeout) {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET LOCAL lock_timeout = " + Math.max(1, lockTimeout.toMillis()));
+        st.execute(
+            "TRUNCATE messenger.conference_sessions, messenger.conference_participants,"
+                + " messenger.call_recordings, messenger.integration_outbox,"
+                + " messenger.realtime_outbox, messenger.recorder_stop_requests,"
+                + " messenger.conference_reaper_pauses, messenger.conference_reaper_audit,"
+                + " messenger.conference_reaper_runners");
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        if (!"55P03".equals(e.getSQLState())) {
+          throw e;
+        }
+        throw new IllegalStateException(
+            "emptying the tables between tests: their locks are still held after "
+                + lockTimeout.toMillis()
+                + " ms; an earlier test left a transaction open: "
+                + openTransactions(),
+            e);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The other sessions of this database in a transaction: pid, state, since, last statement. */
+  private String openTransactions() {
+    return query(
+            "SELECT pid, state, xact_start, left(query, 120) AS last_statement"
+                + " FROM pg_stat_activity WHERE datname = current_database()"
+                + " AND pid <> pg_backend_pid() AND xact_start IS NOT NULL")
+        .toString();
   }
 
   public Room insert(Room r) {
