@@ -12,14 +12,16 @@ import pin.messenger.reaper.testing.InvariantChecker;
 import pin.messenger.reaper.testing.MessengerLoad;
 
 /**
- * Scenario hung holder, from outside: worker A holds the run lock in the middle of a long drain and
- * is frozen with SIGSTOP (a hung process: its sockets stay open, it says nothing). Worker B must
- * hold the lock within {@link #TAKEOVER_BOUND}: the server ends A's sessions once they have been
- * idle in their transaction for lock-ttl ({@code idle_in_transaction_session_timeout}), which frees
- * the lock and A's claimed rows. Then SIGCONT: A resumes in the middle of its cycle and must do no
- * harm — its cycle fails (lock lost / connection ended) or it skips, and the invariant checker
- * finds no double close. Which JVM holds the lock is told by the holder's application_name
- * (reaper-A / reaper-B). Fast: 1 freeze (A); {@code -Dreaper.soak=true}: 6, alternating A and B.
+ * Scenario hung holder, from outside: of two workers, the one holding the run lock in the middle of
+ * a long drain is frozen with SIGSTOP (a hung process: its sockets stay open, it says nothing). The
+ * other must hold the lock within {@link #TAKEOVER_BOUND}: the server ends the frozen one's
+ * sessions once they have been idle in their transaction for lock-ttl ({@code
+ * idle_in_transaction_session_timeout}), which frees the lock and its claimed rows. Then SIGCONT:
+ * the frozen one resumes in the middle of its cycle and must do no harm — its cycle fails (lock
+ * lost / connection ended) or it skips, and the invariant checker finds no double close. Which JVM
+ * holds the lock is told by the holder's application_name (reaper-A / reaper-B). Fast: 1 freeze (of
+ * whichever holds the lock, usually A); {@code -Dreaper.soak=true}: 6, each of the holder at that
+ * moment (it alternates: the other takes over).
  */
 class HungHolderIT {
   static final Duration TTL = ReliabilityHarness.LOCK_TTL;
@@ -52,9 +54,11 @@ class HungHolderIT {
       // Keeps the backlog at ~8,000: whoever holds the lock is always mid-drain (3 s cycles back to
       // back).
       try (ReliabilityHarness.Feeder feeder = h.feed(1_000, Duration.ofMillis(500), 8_000, 42)) {
-        // A first, alone, until it holds the lock; then B. A keeps the lock while the drain lasts:
-        // its next cycle
-        // starts right after the previous one (the loop catches up), B only ever finds it held.
+        // A first, alone, until it holds the lock; then B. Whoever holds the lock keeps it while
+        // the drain lasts (its next cycle starts right after the previous one), but B may take it
+        // in the gap between two of A's cycles and keep it from then on: the one frozen is
+        // whoever holds the lock at that moment, not a name chosen beforehand (a run on a loaded
+        // machine had B take the lock at its first tick and never find it held).
         ReaperWorker a =
             h.worker(
                 "A", "--spring.datasource.hikari.data-source-properties.ApplicationName=reaper-A");
@@ -64,17 +68,20 @@ class HungHolderIT {
             h.worker(
                 "B", "--spring.datasource.hikari.data-source-properties.ApplicationName=reaper-B");
         b.awaitStarted(Duration.ofSeconds(120));
-        awaitSkip(b, Duration.ofSeconds(30));
+        awaitCycle(b, Duration.ofSeconds(30));
 
         for (int round = 0; round < rounds; round++) {
-          ReaperWorker frozen = round % 2 == 0 ? a : b;
-          ReaperWorker other = frozen == a ? b : a;
-          String frozenApp = "reaper-" + frozen.name;
-          String otherApp = "reaper-" + other.name;
+          ReaperWorker frozen;
+          ReaperWorker other;
+          String frozenApp;
+          String otherApp;
           Instant stoppedAt;
           int frozenPid;
           while (true) {
-            awaitHolder(h, frozenApp, Duration.ofSeconds(60));
+            frozenApp = awaitSomeHolder(h, Duration.ofSeconds(60));
+            frozen = frozenApp.equals("reaper-A") ? a : b;
+            other = frozen == a ? b : a;
+            otherApp = "reaper-" + other.name;
             frozen.signal("STOP");
             stoppedAt = Instant.now();
             Optional<ReliabilityHarness.Holder> still = h.holder();
@@ -142,13 +149,15 @@ class HungHolderIT {
           assertThat(closedWithoutLock)
               .as("rows the resumed worker claimed and closed without the run lock")
               .isZero();
+          ReaperWorker resumed = frozen;
+          ReaperWorker taker = other;
           // Both run on: the resumed one cycles again (skipping while the other drains), the other
           // completes a cycle.
           Await.until(
               "both run on after " + frozen.name + " resumes",
               Duration.ofSeconds(30),
-              () -> frozen.completedSince(resumedAt) > 0 && other.completedSince(resumedAt) > 0,
-              () -> "; " + frozen.name + ":\n" + frozen.tail(20));
+              () -> resumed.completedSince(resumedAt) > 0 && taker.completedSince(resumedAt) > 0,
+              () -> "; " + resumed.name + ":\n" + resumed.tail(20));
         }
         lastResume = Instant.now();
         assertThat(feeder.errors.get()).isZero();
@@ -195,11 +204,31 @@ class HungHolderIT {
     }
   }
 
-  private static void awaitSkip(ReaperWorker w, Duration timeout) throws InterruptedException {
+  /** Waits until {@code w} has logged a cycle (skipped or run): it is contending for the lock. */
+  private static void awaitCycle(ReaperWorker w, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (w.firstCycle(ReaperWorker.CycleEvent::skipped).isEmpty()) {
+    while (w.firstCycle(e -> true).isEmpty()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(w.name + " never found the lock held within " + timeout);
+        throw new AssertionError(w.name + " logged no cycle within " + timeout);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** The application name of whichever worker (reaper-A or reaper-B) holds the run lock. */
+  private static String awaitSomeHolder(ReliabilityHarness h, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Optional<String> app =
+          h.holder()
+              .map(ReliabilityHarness.Holder::application)
+              .filter(x -> x.equals("reaper-A") || x.equals("reaper-B"));
+      if (app.isPresent()) {
+        return app.get();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("neither worker held the run lock within " + timeout);
       }
       Thread.sleep(20);
     }
