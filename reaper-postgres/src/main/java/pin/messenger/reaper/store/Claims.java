@@ -70,7 +70,7 @@ final class Claims {
    *
    * <p>The result has one row per claimed row in claim order (%3$s), each with what the event needs
    * ({@link SessionRow#EVENT_COLUMNS}, %8$s: distinct roster in join order, newest recording,
-   * recordings still running), or one row of nulls when nothing was claimed; {@code run_lock_held}
+   * recordings still running), or one row of nulls when nothing was claimed; {@code run_lock_held},
    * {@code phase_paused} and {@code skipped_locked} are on every row, {@code passed_over} (the ids
    * of {@code passed}, null for none) on the first only.
    */
