@@ -127,10 +127,10 @@ final class Claims {
    * looked up by primary key and re-checked, instead of a scan of every claimable row. Without an
    * index on the reference time (a heartbeat would then never be a HOT update, docs/design.md
    * "Index"), that scan reads the whole due backlog, so a drain of E rows in batches of N read
-   * E²/2N rows; with the cursor it reads E once per {@link #PREFETCH_BATCHES} batches and each
-   * batch looks up its window: a nested loop over the ids into the primary key (not {@code id =
-   * ANY(…)}, which the planner may answer with a bitmap AND that reads every entry of the phase's
-   * index range). One parameter before the claimable predicate's: the ids.
+   * E²/2N rows; with the cursor it reads E once per {@link DrainCursor#PREFETCH_BATCHES} batches
+   * and each batch looks up its window: a nested loop over the ids into the primary key (not {@code
+   * id = ANY(…)}, which the planner may answer with a bitmap AND that reads every entry of the
+   * phase's index range). One parameter before the claimable predicate's: the ids.
    */
   private static final String FROM_CURSOR =
       "unnest(?::uuid[]) AS w(id) JOIN messenger.conference_sessions s ON s.id = w.id";
