@@ -135,12 +135,7 @@ public interface ReaperStore {
    *     claim ran, so it claimed nothing: a pause committed after the cycle read its pauses holds
    *     from the next batch on, not only from the next cycle
    */
-  record Claim(List<ConferenceSession> rows, int skippedLocked, boolean paused) {
-    /** A claim of a phase that is not paused. */
-    public Claim(List<ConferenceSession> rows, int skippedLocked) {
-      this(rows, skippedLocked, false);
-    }
-  }
+  record Claim(List<ConferenceSession> rows, int skippedLocked, boolean paused) {}
 
   /**
    * What {@link Batch#apply} did.
