@@ -120,10 +120,11 @@ class DatabaseFaultsIT {
       List<Recovery> recoveries = new ArrayList<>();
       int holderHits = 0;
       int terminated = 0;
+      long loadCommands;
       long loadApplied;
       long loadErrors;
       Instant recovered;
-      try (HikariDataSource loadPool = loadPool(h);
+      try (HikariDataSource loadPool = h.commandPool();
           MessengerLoad load = new MessengerLoad(loadPool, ids).start(4, seed);
           // A trickle of overdue rooms, so that cycles do real batches when the faults hit.
           ReliabilityHarness.Feeder feeder = h.feed(100, Duration.ofMillis(500), 5_000, seed)) {
@@ -178,6 +179,7 @@ class DatabaseFaultsIT {
         }
         recovered = Instant.now();
         Thread.sleep(3_000); // steady state again: the SLO binds rooms that become due from here on
+        loadCommands = load.commands.get();
         loadApplied = load.applied.get();
         loadErrors = load.errors.get();
       }
@@ -198,7 +200,7 @@ class DatabaseFaultsIT {
       long worst = recoveries.stream().mapToLong(Recovery::worst).max().orElse(0);
       System.out.printf(
           "scenario database-faults: conferences=%d runners=2 faults=%d (terminations=%d holderHit=%d restarts=%d)"
-              + " failedCycles=%d recoveryMaxMs=%d boundMs=%d commandsApplied=%d commandErrors=%d reaperClosed=%d"
+              + " failedCycles=%d recoveryMaxMs=%d boundMs=%d commands=%d commandsApplied=%d commandErrors=%d reaperClosed=%d"
               + " sessionsTerminated=%d seed=%d violations=%d%n",
           f.conferences(),
           terminations + restarts,
@@ -208,6 +210,7 @@ class DatabaseFaultsIT {
           failedCycles,
           worst,
           RECOVERY_BOUND.toMillis(),
+          loadCommands,
           loadApplied,
           loadErrors,
           f.ended() + f.failed(),
@@ -232,22 +235,6 @@ class DatabaseFaultsIT {
                       .as(r.toString())
                       .isLessThanOrEqualTo(RECOVERY_BOUND.toMillis()));
     }
-  }
-
-  private static HikariDataSource loadPool(ReliabilityHarness h) {
-    // The commands' pool sees every restart too; its WARN stack traces would drown the scenario's
-    // output.
-    if (org.slf4j.LoggerFactory.getLogger("com.zaxxer.hikari")
-        instanceof ch.qos.logback.classic.Logger l) {
-      l.setLevel(ch.qos.logback.classic.Level.ERROR);
-    }
-    HikariDataSource ds = new HikariDataSource();
-    ds.setJdbcUrl(h.server.jdbcUrl());
-    ds.setUsername("postgres");
-    ds.setMaximumPoolSize(6);
-    ds.setConnectionTimeout(2_000);
-    ds.addDataSourceProperty("ApplicationName", "messenger-load");
-    return ds;
   }
 
   private static void awaitMidBatch(ReliabilityHarness h, Duration timeout) throws Exception {

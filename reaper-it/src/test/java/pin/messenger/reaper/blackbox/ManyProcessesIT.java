@@ -2,6 +2,7 @@ package pin.messenger.reaper.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,9 +31,11 @@ class ManyProcessesIT {
       Instant start = Instant.now();
       List<UUID> ids = MessengerLoad.seed(h.rooms, CONFERENCES, start);
       List<ReaperWorker> workers = new ArrayList<>();
+      long commands;
       long applied;
       Instant sloFrom;
-      try (MessengerLoad load = new MessengerLoad(h.dataSource, ids).start(4, 31)) {
+      try (HikariDataSource commandPool = h.commandPool();
+          MessengerLoad load = new MessengerLoad(commandPool, ids).start(4, 31)) {
         for (int i = 1; i <= 4; i++) {
           workers.add(h.worker("W" + i));
         }
@@ -46,6 +49,7 @@ class ManyProcessesIT {
         // meet it by construction.
         sloFrom = h.settle(Duration.ofSeconds(60));
         Thread.sleep(RUN.toMillis()); // the scenario's run: workers and commands interleave
+        commands = load.commands.get();
         applied = load.applied.get();
       }
       Instant settledAt = h.settle(Duration.ofSeconds(60));
@@ -60,12 +64,13 @@ class ManyProcessesIT {
       InvariantChecker.Figures f = h.figures();
       System.out.printf(
           "scenario many-processes: conferences=%d runners=4 (processes) cycles=%d lockHeld=%d"
-              + " (cycles/skipped/failed per worker: %s) commandsApplied=%d reaperClosedEnded=%d"
+              + " (cycles/skipped/failed per worker: %s) commands=%d commandsApplied=%d reaperClosedEnded=%d"
               + " failed=%d stillActive=%d violations=%d run=%ds soak=%s wall=%ds%n",
           f.conferences(),
           cycles,
           skipped,
           perWorker,
+          commands,
           applied,
           f.ended(),
           f.failed(),

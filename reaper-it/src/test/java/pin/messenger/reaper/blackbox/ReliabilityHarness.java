@@ -1,5 +1,6 @@
 package pin.messenger.reaper.blackbox;
 
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -105,6 +106,27 @@ final class ReliabilityHarness implements AutoCloseable {
    */
   static ReliabilityHarness around(PostgresServer server) {
     return new ReliabilityHarness(server);
+  }
+
+  /**
+   * A small pool for {@link pin.messenger.reaper.testing.MessengerLoad}'s commands: {@link
+   * #dataSource} opens a session per call, and at the load's rate that is a backend forked for
+   * every command. It sees every server restart a scenario makes, and gives up on a connection
+   * after 2 s rather than 30.
+   */
+  HikariDataSource commandPool() {
+    // Its WARN stack traces at each restart would drown the scenario's output.
+    if (org.slf4j.LoggerFactory.getLogger("com.zaxxer.hikari")
+        instanceof ch.qos.logback.classic.Logger l) {
+      l.setLevel(ch.qos.logback.classic.Level.ERROR);
+    }
+    HikariDataSource ds = new HikariDataSource();
+    ds.setJdbcUrl(server.jdbcUrl());
+    ds.setUsername("postgres");
+    ds.setMaximumPoolSize(6);
+    ds.setConnectionTimeout(2_000);
+    ds.addDataSourceProperty("ApplicationName", "messenger-load");
+    return ds;
   }
 
   /** {@code run} with the scenario timings, an ephemeral HTTP port, and {@code extra} options. */

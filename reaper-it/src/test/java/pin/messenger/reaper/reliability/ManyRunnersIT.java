@@ -63,6 +63,8 @@ class ManyRunnersIT {
       List<ReaperLoop> loops = new ArrayList<>();
       AtomicInteger cycles = new AtomicInteger();
       AtomicInteger lockHeld = new AtomicInteger();
+      long commands;
+      long applied;
       try (MessengerLoad load = new MessengerLoad(db.dataSource(), ids).start(6, 11)) {
         for (int i = 0; i < 4; i++) {
           HikariDataSource pool = new HikariDataSource();
@@ -89,7 +91,8 @@ class ManyRunnersIT {
         Thread.sleep(
             runFor
                 .toMillis()); // the scenario's duration: commands and runners interleave meanwhile
-        assertThat(load.applied.get()).isPositive();
+        commands = load.commands.get();
+        applied = load.applied.get();
       } finally {
         loops.forEach(ReaperLoop::close);
       }
@@ -117,16 +120,19 @@ class ManyRunnersIT {
               TOLERANCE);
       InvariantChecker.Figures f = checker.figures();
       System.out.printf(
-          "scenario many-runners: conferences=%d runners=4 cycles=%d lockHeld=%d reaperClosedEnded=%d"
-              + " failed=%d stillActive=%d violations=%d%n",
+          "scenario many-runners: conferences=%d runners=4 cycles=%d lockHeld=%d commands=%d"
+              + " commandsApplied=%d reaperClosedEnded=%d failed=%d stillActive=%d violations=%d%n",
           f.conferences(),
           cycles.get(),
           lockHeld.get(),
+          commands,
+          applied,
           f.ended(),
           f.failed(),
           f.active(),
           violations.size());
       assertThat(violations).isEmpty();
+      assertThat(applied).isPositive();
       assertThat(f.ended() + f.failed()).isGreaterThan(5_000);
       assertThat(lockHeld.get()).isPositive(); // the runners really contended for the lock
     }

@@ -4,11 +4,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -18,8 +20,20 @@ import javax.sql.DataSource;
  * do it: one transaction that locks the session row ({@code FOR UPDATE}), checks its status,
  * changes it, and holds the lock for the command's own work before committing. join, leave,
  * end-conference and the admission webhook.
+ *
+ * <p>Each thread starts at most one command every {@link #PACE} (50 a second per thread): every
+ * reaper cycle of the scenarios (1 s apart) still meets a couple of hundred commands on its rows,
+ * and the load no longer takes the cores from the workers it is meant to disturb. Unpaced, on a
+ * pool, the four threads of {@code DatabaseFaultsIT} applied 13,456 commands in one run, against
+ * 3,625 (of 7,416) paced; the four scenarios that play the load took 154 s of CPU before and 127 s
+ * after, pooling in {@code ManyProcessesIT} included ({@code ops/cpu-by-process.py ./mvnw -B verify
+ * -pl reaper-it -am -Dit.test=DatabaseFaultsIT,ManyProcessesIT,ManyRunnersIT,
+ * OutagesDuringManyRunnersIT -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false}, one run each).
  */
 public final class MessengerLoad implements AutoCloseable {
+  /** The shortest time between the starts of two commands of one thread. */
+  public static final Duration PACE = Duration.ofMillis(20);
+
   private final DataSource dataSource;
   private final List<UUID> ids;
   private final AtomicBoolean running = new AtomicBoolean(true);
@@ -45,7 +59,20 @@ public final class MessengerLoad implements AutoCloseable {
   }
 
   private void loop(Random random) {
+    long next = System.nanoTime();
     while (running.get()) {
+      long wait = next - System.nanoTime();
+      if (wait > 0) {
+        try {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+      // A command that overran its slot (a slow commit, a refused connection) starts the next
+      // slot from now: no burst to catch up.
+      next = Math.max(next, System.nanoTime() - PACE.toNanos()) + PACE.toNanos();
       UUID id = ids.get(random.nextInt(ids.size()));
       try (Connection c = dataSource.getConnection()) {
         c.setAutoCommit(false);
