@@ -16,8 +16,9 @@ import pin.messenger.reaper.schema.SchemaMigrations;
 /**
  * A real PostgreSQL for tests: the server named by {@code REAPER_TEST_PG_URL} (a JDBC URL to an
  * admin database, with {@code REAPER_TEST_PG_USER} / {@code REAPER_TEST_PG_PASSWORD}), or else one
- * embedded PostgreSQL 17 per test JVM. Each call of {@link #create} gives a new, migrated database,
- * so test classes never share rows.
+ * embedded PostgreSQL 17 per test JVM (started from a copy of an initialised data directory: {@link
+ * EmbeddedTemplate}). Each call of {@link #create} gives a new, migrated database, so test classes
+ * never share rows.
  */
 public final class TestDatabase implements AutoCloseable {
   private static EmbeddedPostgres embedded;
@@ -84,20 +85,10 @@ public final class TestDatabase implements AutoCloseable {
   private static EmbeddedPostgres embedded() {
     if (embedded == null) {
       try {
-        embedded = EmbeddedPostgres.builder().start();
+        embedded = EmbeddedTemplate.start(); // stopped (and its copy deleted) when the JVM exits
       } catch (IOException e) {
         throw new UncheckedIOException("could not start embedded PostgreSQL", e);
       }
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    try {
-                      embedded.close();
-                    } catch (IOException ignored) {
-                      // JVM is exiting.
-                    }
-                  }));
     }
     return embedded;
   }
