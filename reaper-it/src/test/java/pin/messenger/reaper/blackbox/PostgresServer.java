@@ -305,8 +305,26 @@ final class PostgresServer implements AutoCloseable {
     return HexFormat.of().formatHex(digest.digest());
   }
 
+  /**
+   * An empty server: a copy of a cluster {@code initdb} made once per test JVM and installation
+   * (initdb costs ~0.8 s of CPU each time; several classes start empty servers).
+   */
   private static PostgresServer start(Path bin, String source) throws Exception {
     Path dir = newServerDirectory();
+    run(List.of("cp", "-a", emptyTemplate(bin).toString(), dir.resolve("data").toString()));
+    return launch(bin, dir, source);
+  }
+
+  /** The initdb'd, never started data directory per bin directory, made once per test JVM. */
+  private static final Map<Path, Path> EMPTY_TEMPLATES = new HashMap<>();
+
+  private static synchronized Path emptyTemplate(Path bin) throws Exception {
+    Path known = EMPTY_TEMPLATES.get(bin);
+    if (known != null) {
+      return known;
+    }
+    Path dir = newServerDirectory();
+    Path data = dir.resolve("data");
     run(
         asPostgres(
             bin.resolve("initdb").toString(),
@@ -315,8 +333,11 @@ final class PostgresServer implements AutoCloseable {
             "-U",
             "postgres",
             "-D",
-            dir.resolve("data").toString()));
-    return launch(bin, dir, source);
+            data.toString()));
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> deleteQuietly(dir), "reaper-pg-template-cleanup"));
+    EMPTY_TEMPLATES.put(bin, data);
+    return data;
   }
 
   /**
