@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * so a test JVM never sees half of one. Where the binaries archive is not found by that name (an
  * other platform), {@link #start()} runs zonky's own {@code initdb} as before.
  */
-final class EmbeddedTemplate {
+public final class EmbeddedTemplate {
   private static final String ARCHIVE = "postgres-linux-x86_64.txz";
 
   private EmbeddedTemplate() {}
@@ -39,7 +39,7 @@ final class EmbeddedTemplate {
    * A started embedded server on a data directory of its own, stopped when the JVM exits and its
    * directory deleted after.
    */
-  static EmbeddedPostgres start() throws IOException {
+  public static EmbeddedPostgres start() throws IOException {
     Path template = template();
     Path data = template == null ? null : Files.createTempDirectory("reaper-test-pg");
     EmbeddedPostgres pg;
@@ -67,7 +67,7 @@ final class EmbeddedTemplate {
   }
 
   /** The template's data directory, made now if missing; null where it cannot be keyed. */
-  private static @Nullable Path template() throws IOException {
+  public static @Nullable Path template() throws IOException {
     URL archive = EmbeddedPostgres.class.getClassLoader().getResource(ARCHIVE);
     if (archive == null) {
       return null;
@@ -95,6 +95,9 @@ final class EmbeddedTemplate {
           .start()
           .close();
       Files.deleteIfExists(building.resolve("data").resolve("epg-lock"));
+      if (Files.exists(root)) {
+        deleteTree(root); // a template something else emptied (a temporary-folder cleaner)
+      }
       Files.move(building, root, StandardCopyOption.ATOMIC_MOVE);
     }
     return data;
