@@ -8,10 +8,61 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The testkit's embedded servers start from copies of one template and share nothing. */
 class EmbeddedTemplateTest {
+  /** A JVM that starts a server from the template, prints its data directory and pid, and ends. */
+  public static final class OneServer {
+    public static void main(String[] args) throws Exception {
+      EmbeddedPostgres pg = EmbeddedTemplate.start();
+      try (Connection c = pg.getPostgresDatabase().getConnection();
+          Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT current_setting('data_directory')")) {
+        rs.next();
+        Path dir = Path.of(rs.getString(1));
+        String postmaster = Files.readAllLines(dir.resolve("postmaster.pid")).get(0).strip();
+        System.out.println("server " + dir + " " + postmaster);
+      }
+    }
+  }
+
+  @Test
+  void a_jvm_that_exits_stops_its_server_before_deleting_the_copy() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process p =
+        new ProcessBuilder(
+                List.of(
+                    java, "-cp", System.getProperty("java.class.path"), OneServer.class.getName()))
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(out).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    String[] last =
+        out.lines()
+            .filter(l -> l.startsWith("server "))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no server line in:\n" + out))
+            .split(" ");
+    Path dir = Path.of(last[1]);
+    long postmaster = Long.parseLong(last[2]);
+    // Stopped while the JVM exited (gone within milliseconds of it), not left to notice its
+    // directory is gone at its next lock-file check (up to a minute): 10 s is the loaded machine's
+    // margin.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (ProcessHandle.of(postmaster).map(ProcessHandle::isAlive).orElse(false)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(ProcessHandle.of(postmaster).map(ProcessHandle::isAlive).orElse(false))
+        .as("postmaster %d of %s still running after its JVM exited", postmaster, dir)
+        .isFalse();
+    assertThat(dir).doesNotExist();
+  }
+
   @Test
   void two_servers_from_the_template_share_no_data_and_leave_the_template_as_it_was()
       throws Exception {
