@@ -72,10 +72,9 @@ final class CliContext {
   /**
    * Runs {@code work} in an application context for a command that reads or acts and prints one
    * answer: a configured database is required (none is ever started), migrations never run, the log
-   * lines go to stderr, and the answer is printed once the context has shut down. Only the beans
-   * the work asks for are created (the pool, the clock, the options, the store; not the relay, the
-   * recorder client or the gauges: a second or more off every command), and of the
-   * auto-configurations only {@link OneShotContext}'s.
+   * lines go to stderr, and the answer is printed once the context has shut down. The context is
+   * {@link CommandContext}'s alone: the pool, the clock, the options and the store, each made only
+   * when the work asks for it; no component scan, no loop, delivery, gauges or meters.
    */
   void inApplication(String command, List<String> options, InApplication work) {
     List<String> all = new ArrayList<>(options);
@@ -84,8 +83,7 @@ final class CliContext {
     all.add("--spring.main.lazy-initialization=true");
     ReaperCli.requireDatabase(all);
     Output output;
-    try (ConfigurableApplicationContext ctx =
-        ReaperCli.startOneShot(command, all, List.of(), true)) {
+    try (ConfigurableApplicationContext ctx = ReaperCli.startCommand(command, all)) {
       output =
           work.run(ctx, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {

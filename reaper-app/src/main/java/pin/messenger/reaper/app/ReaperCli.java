@@ -220,7 +220,8 @@ public final class ReaperCli {
       Map<String, Object> defaults,
       List<ApplicationContextInitializer<?>> initializers,
       boolean shutdownHook) {
-    return start(command, args, defaults, initializers, shutdownHook, List.of());
+    return start(
+        command, args, defaults, initializers, shutdownHook, List.of(ReaperApplication.class));
   }
 
   /**
@@ -234,10 +235,26 @@ public final class ReaperCli {
       boolean shutdownHook) {
     List<String> all = new ArrayList<>(args);
     all.add("--spring.boot.enableautoconfiguration=false");
-    return start(command, all, Map.of(), initializers, shutdownHook, List.of(OneShotContext.class));
+    return start(
+        command,
+        all,
+        Map.of(),
+        initializers,
+        shutdownHook,
+        List.of(ReaperApplication.class, OneShotContext.class));
   }
 
-  /** {@link #start(String, List, Map, List, boolean)} with more configuration {@code sources}. */
+  /**
+   * The context of a command that reads or acts and prints one answer: only {@link
+   * CommandContext}'s beans, no component scan, no auto-configuration but the pool's.
+   */
+  static ConfigurableApplicationContext startCommand(String command, List<String> args) {
+    List<String> all = new ArrayList<>(args);
+    all.add("--spring.boot.enableautoconfiguration=false");
+    return start(command, all, Map.of(), List.of(), true, List.of(CommandContext.class));
+  }
+
+  /** {@link #start(String, List, Map, List, boolean)} from the configuration {@code sources}. */
   private static ConfigurableApplicationContext start(
       String command,
       List<String> args,
@@ -245,10 +262,8 @@ public final class ReaperCli {
       List<ApplicationContextInitializer<?>> initializers,
       boolean shutdownHook,
       List<Class<?>> sources) {
-    List<Class<?>> all = new ArrayList<>(List.of(ReaperApplication.class));
-    all.addAll(sources);
     SpringApplicationBuilder builder =
-        new SpringApplicationBuilder(all.toArray(Class<?>[]::new))
+        new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
             // Only the long-running worker serves HTTP (health, metrics); one-shot commands open no
             // port.
             .web(command.equals("run") ? WebApplicationType.SERVLET : WebApplicationType.NONE)

@@ -45,6 +45,12 @@ public class ReaperConfiguration {
   @Bean
   ConferenceRoomReaperOptions conferenceRoomReaperOptions(
       Environment environment, ReaperProperties properties) {
+    return effectiveOptions(environment, properties);
+  }
+
+  /** The reaper's options from {@code reaper.*}, validated, and logged once as in force. */
+  static ConferenceRoomReaperOptions effectiveOptions(
+      Environment environment, ReaperProperties properties) {
     ConferenceRoomReaperOptions options = OptionsBinding.of(environment).reaper();
     log.atInfo()
         .addKeyValue("options", options.describe())
@@ -94,7 +100,15 @@ public class ReaperConfiguration {
   @Bean
   PostgresReaperStore reaperStore(
       DataSource dataSource, ReaperProperties properties, Environment environment) {
-    // Under run the schema is verified by DatabaseStartup, once the database answers.
+    return store(dataSource, properties, environment);
+  }
+
+  /**
+   * The store on {@code dataSource}; with {@code reaper.schema.migrate=false} the schema is
+   * verified first (under run, by {@link DatabaseStartup} once the database answers).
+   */
+  static PostgresReaperStore store(
+      DataSource dataSource, ReaperProperties properties, Environment environment) {
     if (!properties.schema().migrate() && !DatabaseStartup.deferred(environment)) {
       SchemaVerifier.verify(dataSource);
     }
