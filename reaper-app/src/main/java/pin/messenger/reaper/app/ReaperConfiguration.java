@@ -10,13 +10,9 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.context.ApplicationEventPublisher;
@@ -35,48 +31,11 @@ import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.store.SchemaVerifier;
 
 /**
- * Wiring of the framework-free core: options from {@code reaper.*}, the PostgreSQL store, the loop.
+ * Wiring of the framework-free core: the reaper, its loop, its meters and probes (the options, the
+ * clock and the store are {@link StoreConfiguration}'s).
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ReaperProperties.class)
 public class ReaperConfiguration {
-  private static final Logger log = LoggerFactory.getLogger(ReaperConfiguration.class);
-
-  @Bean
-  ConferenceRoomReaperOptions conferenceRoomReaperOptions(
-      Environment environment, ReaperProperties properties) {
-    return effectiveOptions(environment, properties);
-  }
-
-  /** The reaper's options from {@code reaper.*}, validated, and logged once as in force. */
-  static ConferenceRoomReaperOptions effectiveOptions(
-      Environment environment, ReaperProperties properties) {
-    ConferenceRoomReaperOptions options = OptionsBinding.of(environment).reaper();
-    log.atInfo()
-        .addKeyValue("options", options.describe())
-        .addKeyValue("schemaMigrate", properties.schema().migrate())
-        .log("conference-room-reaper effective options: " + options.describe());
-    return options;
-  }
-
-  /** socketTimeout and TCP keepalive on the pool's connections (a stalled network ends). */
-  @Bean
-  static NetworkBounds reaperNetworkBounds(
-      org.springframework.beans.factory.ObjectProvider<ConferenceRoomReaperOptions> options) {
-    return new NetworkBounds(options);
-  }
-
-  /**
-   * The worker's clock: each cycle's moment under {@code reaper.clock=system}, and what the skew is
-   * measured against under either setting. A test replaces it (e.g. {@code Clock.offset}) by
-   * registering its own {@link Clock} before the context refreshes.
-   */
-  @Bean
-  @ConditionalOnMissingBean(Clock.class)
-  Clock reaperClock() {
-    return Clock.systemUTC();
-  }
-
   /** The reaper's own Flyway history table and schema, the same settings the tests use. */
   @Bean
   FlywayConfigurationCustomizer reaperFlywayCustomizer() {
@@ -95,24 +54,6 @@ public class ReaperConfiguration {
         flyway.migrate();
       }
     };
-  }
-
-  @Bean
-  PostgresReaperStore reaperStore(
-      DataSource dataSource, ReaperProperties properties, Environment environment) {
-    return store(dataSource, properties, environment);
-  }
-
-  /**
-   * The store on {@code dataSource}; with {@code reaper.schema.migrate=false} the schema is
-   * verified first (under run, by {@link DatabaseStartup} once the database answers).
-   */
-  static PostgresReaperStore store(
-      DataSource dataSource, ReaperProperties properties, Environment environment) {
-    if (!properties.schema().migrate() && !DatabaseStartup.deferred(environment)) {
-      SchemaVerifier.verify(dataSource);
-    }
-    return new PostgresReaperStore(dataSource);
   }
 
   /**
