@@ -249,9 +249,7 @@ public final class ReaperCli {
    * CommandContext}'s beans, no component scan, no auto-configuration but the pool's.
    */
   static ConfigurableApplicationContext startCommand(String command, List<String> args) {
-    List<String> all = new ArrayList<>(args);
-    all.add("--spring.boot.enableautoconfiguration=false");
-    return start(command, all, Map.of(), List.of(), true, List.of(CommandContext.class));
+    return start(command, args, Map.of(), List.of(), true, List.of(CommandContext.class));
   }
 
   /** {@link #start(String, List, Map, List, boolean)} from the configuration {@code sources}. */
