@@ -3,9 +3,8 @@ package pin.messenger.reaper.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,23 +30,17 @@ class CommandContextTest {
     db.close();
   }
 
+  /** Exit status and the last line on stdout (the command's document), with the database given. */
   record Run(int exit, String out) {}
 
   static Run cli(String... command) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    CliContext cli =
-        new CliContext(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            ReaperCli.Extension.NONE);
-    String[] args = new String[command.length + 3];
-    System.arraycopy(command, 0, args, 0, command.length);
-    args[command.length] = "--spring.datasource.url=" + db.url();
-    args[command.length + 1] = "--spring.datasource.username=" + db.user();
-    args[command.length + 2] = "--spring.datasource.password=" + db.password();
-    int exit = ReaperCli.run(args, cli);
-    String printed = out.toString(StandardCharsets.UTF_8).strip();
-    return new Run(exit, printed.substring(printed.lastIndexOf('\n') + 1));
+    List<String> args = new ArrayList<>(List.of(command));
+    args.add("--spring.datasource.url=" + db.url());
+    args.add("--spring.datasource.username=" + db.user());
+    args.add("--spring.datasource.password=" + db.password());
+    ReaperCliTest.Run r = ReaperCliTest.cli(args.toArray(String[]::new));
+    String printed = r.out().strip();
+    return new Run(r.exit(), printed.substring(printed.lastIndexOf('\n') + 1));
   }
 
   @Test
