@@ -12,9 +12,9 @@ import org.junit.platform.suite.api.Suite;
  * run of 2026-12-06 three of them waited together for ~18 s at a fifth of the cores.
  *
  * <p>Only this suite runs them in the whole suite: {@code reaper-it/pom.xml} excludes the classes
- * from failsafe's own scan (keep the two lists the same; {@code -Dit.test=NextDueScheduleIT} still
- * runs one alone). Each class keeps its methods in one thread and its own server, workers and
- * ports; only the classes run concurrently.
+ * from failsafe's own scan ({@link WallClockScenariosTest} checks that the two lists agree; {@code
+ * -Dit.test=NextDueScheduleIT} still runs one alone). Each class keeps its methods in one thread
+ * and its own server, workers and ports; only the classes run concurrently.
  */
 @Suite
 @SelectClasses({
