@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The command line before anything starts: dispatch, usage, per-command help, refusals of bad input
@@ -72,6 +73,9 @@ class ReaperCliTest {
       quoteCharacter = '`',
       value = {
         "pause --reason x --for 30 | --for '30' is not a duration: give 30s, 15m, 2h, 1d",
+        "pause --reason x --for=30 | --for '30' is not a duration: give 30s, 15m, 2h, 1d",
+        "pause --reason x --for 500ms | --for '500ms' is not a duration: give 30s, 15m, 2h, 1d",
+        "pause --reason x --for soon | --for 'soon' is not a duration: give 30s, 15m, 2h, 1d",
         "pause --reason x --for 0s | --for '0s' must be positive",
         "pause --phase bogus --reason x | unknown phase 'bogus' (phases: empty-room,",
         "pause --phase stale-live | --reason \"…\" is required",
@@ -80,6 +84,7 @@ class ReaperCliTest {
         "retry | give either a conference id or --poison",
         "requeue --since 1h | give exactly one of --kafka-quarantined or --recorder-given-up",
         "requeue --kafka-quarantined --since 2 | --since '2' is not a duration ago (30s,",
+        "requeue --recorder-given-up --since 90 | --since '90' is not a duration ago (30s,",
         "end --reason x | end needs a conference id",
         "explain | explain needs a conference id",
         "audit --limit 0 | --limit '0' must be a number from 1 to 1000",
@@ -113,6 +118,18 @@ class ReaperCliTest {
     assertThat(cli("audit", "--limit", "x").out()).isEmpty();
     assertThat(JsonPath.<String>read(cli("bogus", "--json").out(), "$.error"))
         .isEqualTo("unknown command 'bogus'");
+  }
+
+  /**
+   * Each documented form passes the command line: the command gets as far as wanting a database.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"30s", "15m", "2h", "1d", "PT30M"})
+  void every_documented_duration_form_passes_the_command_line(String duration) {
+    assertThat(cli("pause", "--reason", "x", "--for", duration).exit())
+        .isEqualTo(ReaperCli.EXIT_NOT_CONFIGURED);
+    assertThat(cli("requeue", "--kafka-quarantined", "--since", duration).exit())
+        .isEqualTo(ReaperCli.EXIT_NOT_CONFIGURED);
   }
 
   @Test
