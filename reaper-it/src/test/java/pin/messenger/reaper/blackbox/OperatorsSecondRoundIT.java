@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,7 @@ class OperatorsSecondRoundIT {
     return harness.rooms.count(
         "SELECT count(*) FROM messenger.conference_reaper_runners WHERE pid = ANY(?) AND "
             + condition,
-        (Object) java.util.Arrays.stream(pids).boxed().toArray(Long[]::new));
+        (Object) Arrays.stream(pids).boxed().toArray(Long[]::new));
   }
 
   @Test
