@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the production image from ops/container/Containerfile and proves it against a real PostgreSQL:
-# migrate, a running worker closing due rooms, readiness, a graceful stop on SIGTERM, non-root, read-only root, the
-# start-up cache in use. Twice: on a Java 17 base (AppCDS archive) and, when this machine has a JDK >= 25, on a
-# Java 25 base (AOT cache); then container start to first cycle, alternating, for both.
+# migrate, a running worker closing due rooms, readiness, the runbook's on-call commands run in the worker's container
+# (as `kubectl exec` runs them), a graceful stop on SIGTERM, non-root, read-only root, the start-up cache in use.
+# Twice: on a Java 17 base (AppCDS archive) and, when this machine has a JDK >= 25, on a Java 25 base (AOT cache);
+# then container start to first cycle, alternating, for both.
 #
 #   bash ops/container/test-image.sh [path/to/conference-room-reaper.jar]
 #     default jar: reaper-worker/target/conference-room-reaper.jar (relative to the repository root)
@@ -26,6 +27,7 @@ suite=bookworm
 base_image="localhost/reaper-base:$suite"
 base_image25="localhost/reaper-base:$suite-jdk25"
 name="reaper-image-test-$$"
+export USER="${USER:-$(id -un)}" # the runbook's reaper_operator names the caller with it
 start_rounds="${IMAGE_START_ROUNDS:-3}"
 [[ "$start_rounds" =~ ^[0-9]+$ ]] || { echo "test-image: IMAGE_START_ROUNDS must be a number, not '$start_rounds'" >&2; exit 2; }
 due_rooms=5
@@ -336,6 +338,61 @@ first_cycle_after_start() { # first_cycle_after_start <container> <fallback star
   awk -v a="$started" -v b="$(date -d "$first" +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
 }
 
+# The runbook's on-call commands ("Where the commands run"): its two shell functions, taken from the runbook as
+# written, run in the running worker's container. kubectl is replaced by what its two calls do there: `exec [-i]
+# deploy/… -- <command>` becomes `podman exec [-i] <container> <command>`; `get secret …` prints the operator role's
+# user name and a password (the test database trusts local connections, so only the user name matters; the audit
+# row's database role proves it was used).
+runbook="$repo/docs/runbooks/conference-room-reaper.md"
+kubectl() {
+  local interactive=() args=("$@") i
+  if [[ " $* " == *" get secret "* ]]; then
+    printf '%s\n%s\n' conference_reaper_operator not-checked
+    return
+  fi
+  for i in "${!args[@]}"; do
+    [[ "${args[$i]}" == -i ]] && interactive=(-i)
+    if [[ "${args[$i]}" == -- ]]; then
+      pm exec "${interactive[@]}" "$name" "${args[@]:$((i + 1))}"
+      return
+    fi
+  done
+  echo "test-image: kubectl $* is not a call the runbook's functions make" >&2
+  return 2
+}
+prove_oncall_commands() { # prove_oncall_commands <label>; the worker container $name is running
+  local label="$1" functions
+  functions="$(sed -n '/^reaper() {$/,/^}$/p; /^reaper_operator() {$/,/^}$/p' "$runbook")"
+  if ! grep -q '^reaper_operator() {$' <<<"$functions" || ! grep -q '^reaper() {$' <<<"$functions"; then
+    fail "[$label] the runbook defines reaper() and reaper_operator() (Where the commands run)"
+    return
+  fi
+  eval "$functions"
+  # The operator role as ops/sql defines it (its grants follow the migrations).
+  "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres -d "$dbname" \
+    -f "$repo/ops/sql/least-privilege.sql" -f "$repo/ops/sql/least-privilege-grants.sql" >"$work/grants.log" 2>&1 ||
+    { cat "$work/grants.log" >&2; fail "[$label] ops/sql's roles and grants apply"; return; }
+
+  local status=0
+  reaper status --json >"$work/oncall-status.out" 2>"$work/oncall-status.err" || status=$?
+  check "[$label] the runbook's 'reaper status --json' in the worker's container exits 0 ($status)" test "$status" -eq 0
+  check "[$label] its stdout is the status document (phases)" \
+    awk 'NR == 1 && /^\{/ { first = 1 } /"phases"/ { phases = 1 } END { exit !(first && phases) }' "$work/oncall-status.out"
+  status=0
+  reaper_operator pause --phase stale-live --reason "image test" --for 10m \
+    >"$work/oncall-pause.out" 2>"$work/oncall-pause.err" || status=$?
+  check "[$label] the runbook's 'reaper_operator pause' exits 0 ($status)" test "$status" -eq 0
+  check "[$label] the pause's audit row names the operator role and the actor" test \
+    "$(sql "SELECT db_role || ' ' || actor FROM messenger.conference_reaper_audit WHERE action = 'pause'")" \
+    = "conference_reaper_operator $USER"
+  status=0
+  reaper_operator resume --phase stale-live >"$work/oncall-resume.out" 2>"$work/oncall-resume.err" || status=$?
+  check "[$label] the runbook's 'reaper_operator resume' exits 0 ($status)" test "$status" -eq 0
+  if ((failed)); then
+    sed 's/^/  | /' "$work"/oncall-*.out "$work"/oncall-*.err >&2
+  fi
+}
+
 # --- 4. each image: the static checks, migrate, the cache, the worker, SIGTERM ---------------------------------
 declare -A figures=()
 prove_image() { # prove_image <image>
@@ -448,6 +505,8 @@ prove_image() { # prove_image <image>
     sleep 0.5
   done
   check "[$label] readiness answers UP ($ready)" grep -q '"status":"UP"' <<<"$ready"
+
+  prove_oncall_commands "$label"
 
   local first_cycle_seconds
   if first_cycle_seconds="$(first_cycle_after_start "$name" "$t_run")"; then
