@@ -40,7 +40,7 @@ class DatabaseFaultsIT {
    * more than 500 ms), and fails; the tick after it gets a new connection: 2 intervals. The 3 s
    * cover the recovering cycle's own run time and tick jitter of two worker JVMs, the test JVM and
    * the server sharing a 2-core machine with other builds (the test suite runs three test JVMs side
-   * by side): at a load average of ~28 one recovery took 3.6 s, quiet ones take ~1 s. A worker that
+   * by side). A worker that
    * waits out the pool's 5 s connection-timeout, or needs a restart, still fails it. For the
    * restart the clock starts when the server accepts connections again (pg_ctl -w returned): no
    * worker can do anything before that.

@@ -28,7 +28,7 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
- * From outside, issue 15's last item: the packaged jar with {@code reaper.recorder.kind=livekit}
+ * From outside: the packaged jar with {@code reaper.recorder.kind=livekit}
  * (configured through the environment, as the README documents) against a local server speaking
  * LiveKit Egress's Twirp API and checking its token as LiveKit does ({@link LiveKitEgressServer}).
  * A reaped room's recording is stopped by its egress id; an egress LiveKit no longer knows counts

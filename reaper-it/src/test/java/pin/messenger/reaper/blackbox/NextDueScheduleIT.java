@@ -22,11 +22,10 @@ import pin.messenger.reaper.testing.Rooms;
  * the way the messenger empties them (count → 0, {@code last_activity_at} = now) at scattered
  * instants, one just after a cycle's due read, one gets a participant back within the grace; a
  * paused phase's room is never woken for; SIGTERM while a worker waits for its next start ends it
- * at once. The ceiling on lateness (5 s) is generous for a loaded machine (rooms close ~0.2 s late,
- * the one emptied just after a read ~0.8 s) yet a third of the interval: under {@code
+ * at once. The ceiling on lateness (5 s) is generous for a loaded machine yet a third of the
+ * interval: under {@code
  * reaper.schedule=fixed} rooms wait up to 15 s, so the fixed schedule fails it (all seven under 5 s
- * by chance: (1/3)^7, 0.05 %; run with {@code -Dnextdue.schedule=fixed} to see it red). The windows
- * are half the defaults of the first version (30 s interval, 31 s grace), which took 66 s.
+ * by chance: (1/3)^7, 0.05 %; run with {@code -Dnextdue.schedule=fixed} to see it red).
  */
 class NextDueScheduleIT {
   static final Duration INTERVAL = Duration.ofSeconds(15);

@@ -262,10 +262,8 @@ class PgBouncerIT {
       throws Exception {
     Map<String, String> raw = new HashMap<>(env);
     // Server-side statements from the first execution (pgjdbc's default waits for the fifth): the
-    // same
-    // failure as the default's, without depending on how many times one run happens to repeat a
-    // statement before the server connections change hands (with the default it was missed once in
-    // three attempts on a quiet machine).
+    // same failure as the default's, without depending on how many times one run happens to repeat
+    // a statement before the server connections change hands (with the default a run can miss it).
     raw.put("SPRING_DATASOURCE_URL", bouncer.rawJdbcUrl() + "?prepareThreshold=1");
     raw.remove("SPRING_FLYWAY_URL"); // Flyway too goes through PgBouncer, as a naive setup would
     raw.remove("SPRING_FLYWAY_USER");

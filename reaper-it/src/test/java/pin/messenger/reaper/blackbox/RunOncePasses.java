@@ -8,8 +8,7 @@ import java.util.concurrent.Callable;
  * {@code run-once} passes until the expected rows are published. The relay gives the broker's
  * metadata at most 2 s ({@code max.block.ms}, documented): on a loaded machine a cold process can
  * find a live broker unreachable, and such a pass publishes nothing and says so. A pass that falls
- * short for any other reason, or a fifth short pass (seen: three in a row at load 15-19), fails the
- * test; so does publishing more.
+ * short for any other reason, or a fifth short pass, fails the test; so does publishing more.
  */
 final class RunOncePasses {
   /** What one pass published, and its output (to find the "unreachable" line in). */

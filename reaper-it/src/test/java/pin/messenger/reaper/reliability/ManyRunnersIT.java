@@ -45,9 +45,8 @@ class ManyRunnersIT {
   /**
    * Slack on top of the polling interval for the SLO invariant. Four runners, the messenger's
    * commands and the server share two cores, and on a loaded CI machine one cycle can start seconds
-   * late (seen: a 500 ms slack failed in CI). The invariant here is "bounded by the interval, not
-   * unbounded"; the tight lateness figures are the benchmark's (docs/benchmarks.md, "SLO lateness"
-   * and "Next-due schedule").
+   * late. The invariant here is "bounded by the interval, not unbounded"; the tight lateness
+   * figures are the benchmark's (docs/benchmarks.md).
    */
   static final Duration TOLERANCE = Duration.ofSeconds(5);
 

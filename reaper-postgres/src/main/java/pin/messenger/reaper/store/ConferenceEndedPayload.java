@@ -12,11 +12,10 @@ import pin.messenger.reaper.core.ConferenceEndedEvent;
  * ISO-8601 UTC ending in {@code Z}, {@code participants} as {@code {"userId": …}} objects, absent
  * values as {@code null}. This class is the one definition of the payload.
  *
- * <p>Written by hand, not with Jackson's data binding (used here before): warm, both take ~1.2 µs
- * an event, but in a fresh process the first thousand events cost Jackson 0.85–1.4 s (introspecting
- * the record, loading its serializers; measured on this machine, JDK 17, loaded) — most of the
- * first drain batch of a {@code run-once}. The fields are ids, enums, numbers and instants, which
- * need no escaping, and one free string (the media type), which is escaped.
+ * <p>Written by hand, not with Jackson's data binding: in a fresh process Jackson's first events
+ * (introspecting the record, loading its serializers) would cost most of a {@code run-once}'s first
+ * drain batch. The fields are ids, enums, numbers and instants, which need no escaping, and one
+ * free string (the media type), which is escaped.
  */
 public final class ConferenceEndedPayload {
   private ConferenceEndedPayload() {}

@@ -34,7 +34,7 @@ import pin.messenger.reaper.testing.TestDatabase;
 /**
  * Round trips of one batch, counted at the JDBC calls that each cost one with pgjdbc (every
  * execute, commit, rollback and savepoint call; statements sent together by one execute are one
- * round trip), on the batch's connection and the run lock's alike (issue 23: eight before).
+ * round trip), on the batch's connection and the run lock's alike.
  */
 class BatchRoundTripsTest {
   static TestDatabase db;

@@ -17,9 +17,9 @@ import pin.messenger.reaper.testing.TestDatabase;
 
 /**
  * The idle cycle's cost is O(live rooms), once: with nothing due, the three claims of a cycle
- * together visit at most 1.2 shared buffers per live room (issue 23). Each live room sits on a heap
- * page of its own among the history, so a claim that visited every live room twice (a claim and a
- * separate skipped-locked count, as before) would read about two buffers per room and fail.
+ * together visit at most 1.2 shared buffers per live room. Each live room sits on a heap page of
+ * its own among the history, so a claim that visited every live room twice (a claim and a separate
+ * skipped-locked count) would read about two buffers per room and fail.
  */
 class IdleCycleBuffersTest {
   static TestDatabase db;
