@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * requeue --since}, {@code demo --duration}): a whole number with a unit, {@code 30s}, {@code 15m},
  * {@code 2h}, {@code 1d}, or ISO-8601 ({@code PT30M}, {@code P1D}); positive. A number without a
  * unit is refused, never read as milliseconds (Spring's convention for configuration properties,
- * which would end {@code pause --for 30} 30 ms later); so are {@code ms}, {@code us} and {@code ns},
- * which no operator means for a pause or a look-back.
+ * which would end {@code pause --for 30} 30 ms later); so are {@code ms}, {@code us} and {@code
+ * ns}, which no operator means for a pause or a look-back.
  */
 public final class DurationOption {
   /** The accepted forms, as every refusal names them. */

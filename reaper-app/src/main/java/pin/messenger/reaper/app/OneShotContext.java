@@ -14,12 +14,11 @@ import org.springframework.context.annotation.Bean;
  * migrations run: {@code migrate}, and {@code run-once} unless {@code
  * reaper.schema.migrate=false}). {@link ReaperCli#startOneShot} starts those commands with
  * auto-configuration otherwise off, because processing the auto-configurations is a large part of a
- * one-shot command's start-up CPU.
- * Everything else such a command uses is the reaper's own configuration (the relay binds {@code
- * spring.kafka.*} itself, tracing is its own OpenTelemetry set-up); what the worker's other
- * auto-configurations make (the web server, Prometheus, the actuator's endpoints) only {@code run}
- * serves. Not a {@code @Configuration}: the worker's component scan must not pick it up; it is
- * added as a source only for those commands.
+ * one-shot command's start-up CPU. Everything else such a command uses is the reaper's own
+ * configuration (the relay binds {@code spring.kafka.*} itself, tracing is its own OpenTelemetry
+ * set-up); what the worker's other auto-configurations make (the web server, Prometheus, the
+ * actuator's endpoints) only {@code run} serves. Not a {@code @Configuration}: the worker's
+ * component scan must not pick it up; it is added as a source only for those commands.
  */
 @ImportAutoConfiguration({DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class})
 class OneShotContext {

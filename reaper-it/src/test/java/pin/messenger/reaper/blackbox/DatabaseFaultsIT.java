@@ -40,10 +40,9 @@ class DatabaseFaultsIT {
    * more than 500 ms), and fails; the tick after it gets a new connection: 2 intervals. The 3 s
    * cover the recovering cycle's own run time and tick jitter of two worker JVMs, the test JVM and
    * the server sharing a 2-core machine with other builds (the test suite runs three test JVMs side
-   * by side). A worker that
-   * waits out the pool's 5 s connection-timeout, or needs a restart, still fails it. For the
-   * restart the clock starts when the server accepts connections again (pg_ctl -w returned): no
-   * worker can do anything before that.
+   * by side). A worker that waits out the pool's 5 s connection-timeout, or needs a restart, still
+   * fails it. For the restart the clock starts when the server accepts connections again (pg_ctl -w
+   * returned): no worker can do anything before that.
    */
   static final Duration RECOVERY_BOUND = INTERVAL.multipliedBy(2).plusSeconds(3);
 

@@ -28,13 +28,12 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
- * From outside: the packaged jar with {@code reaper.recorder.kind=livekit}
- * (configured through the environment, as the README documents) against a local server speaking
- * LiveKit Egress's Twirp API and checking its token as LiveKit does ({@link LiveKitEgressServer}).
- * A reaped room's recording is stopped by its egress id; an egress LiveKit no longer knows counts
- * as stopped; a recording without an egress id is given up without a call; a refused credential is
- * given up at the first refusal under {@code run} (no retry storm), logged and counted. One
- * PostgreSQL for the class.
+ * From outside: the packaged jar with {@code reaper.recorder.kind=livekit} (configured through the
+ * environment, as the README documents) against a local server speaking LiveKit Egress's Twirp API
+ * and checking its token as LiveKit does ({@link LiveKitEgressServer}). A reaped room's recording
+ * is stopped by its egress id; an egress LiveKit no longer knows counts as stopped; a recording
+ * without an egress id is given up without a call; a refused credential is given up at the first
+ * refusal under {@code run} (no retry storm), logged and counted. One PostgreSQL for the class.
  */
 class LiveKitRecorderBlackBoxIT {
   static final String API_KEY = "APIreaperBlackBox";

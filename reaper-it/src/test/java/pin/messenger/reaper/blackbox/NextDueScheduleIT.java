@@ -23,9 +23,9 @@ import pin.messenger.reaper.testing.Rooms;
  * instants, one just after a cycle's due read, one gets a participant back within the grace; a
  * paused phase's room is never woken for; SIGTERM while a worker waits for its next start ends it
  * at once. The ceiling on lateness (5 s) is generous for a loaded machine yet a third of the
- * interval: under {@code
- * reaper.schedule=fixed} rooms wait up to 15 s, so the fixed schedule fails it (all seven under 5 s
- * by chance: (1/3)^7, 0.05 %; run with {@code -Dnextdue.schedule=fixed} to see it red).
+ * interval: under {@code reaper.schedule=fixed} rooms wait up to 15 s, so the fixed schedule fails
+ * it (all seven under 5 s by chance: (1/3)^7, 0.05 %; run with {@code -Dnextdue.schedule=fixed} to
+ * see it red).
  */
 class NextDueScheduleIT {
   static final Duration INTERVAL = Duration.ofSeconds(15);

@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * The embedded PostgreSQL of a test JVM, started from a copy of an initialised data directory
  * instead of a fresh {@code initdb}, because copying a clean cluster costs a fraction of the CPU of
- * the {@code initdb} every test JVM that touches storage would otherwise run. The template is made once per machine, user and binaries (keyed by where zonky's binaries archive
- * was found, which names its version), under a file lock, built beside its final place and moved
- * there in one step, so a test JVM never sees half of one. Where the binaries archive is not found
- * by that name (an other platform), {@link #start()} runs zonky's own {@code initdb}.
+ * the {@code initdb} every test JVM that touches storage would otherwise run. The template is made
+ * once per machine, user and binaries (keyed by where zonky's binaries archive was found, which
+ * names its version), under a file lock, built beside its final place and moved there in one step,
+ * so a test JVM never sees half of one. Where the binaries archive is not found by that name (an
+ * other platform), {@link #start()} runs zonky's own {@code initdb}.
  */
 public final class EmbeddedTemplate {
   private static final String ARCHIVE = "postgres-linux-x86_64.txz";
