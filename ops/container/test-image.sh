@@ -433,6 +433,13 @@ prove_image() { # prove_image <image>
   fi
   check "[$label] migrate created messenger.conference_sessions" \
     test "$(sql "SELECT to_regclass('messenger.conference_sessions') IS NOT NULL")" = t
+  # The documented form without Kubernetes (README, runbook): the image's entrypoint with a command.
+  local status_exit=0
+  pm run --rm "${hardened[@]}" "${db_env[@]}" "$image" status --json >"$work/run-status.out" 2>"$work/run-status.err" ||
+    status_exit=$?
+  check "[$label] 'podman run … <image> status --json' exits 0 ($status_exit) with the status document" \
+    awk -v rc="$status_exit" 'NR == 1 && /^\{/ { first = 1 } /"phases"/ { phases = 1 } END { exit !(rc == 0 && first && phases) }' \
+    "$work/run-status.out"
 
   # The deployment docs size the heap with JAVA_TOOL_OPTIONS (ops/kubernetes/README.md): a value set at run time
   # replaces the image's default list. The JVM echoes what it picked up on stderr; MaxHeapSize proves it took effect.
