@@ -85,9 +85,9 @@ final class JarRunner {
    * {@code bin/reaper prepare worker} once per test JVM, before any worker starts: unpacking and
    * training the archive are then never raced by workers started together. Only the production
    * jar's: no test runs the development jar through the launcher's cache, and training it would
-   * cost ~20 s of CPU while the other test JVM waits on the lock. Test JVMs run side by side (the
-   * build's forks), so it runs under a file lock: the first JVM unpacks and trains, the next finds
-   * the caches current and {@code prepare} returns at once.
+   * cost a training start's CPU while the other test JVM waits on the lock. Test JVMs run side by
+   * side (the build's forks), so it runs under a file lock: the first JVM unpacks and trains, the
+   * next finds the caches current and {@code prepare} returns at once.
    */
   private static synchronized void prepare() throws Exception {
     if (prepared) {

@@ -116,9 +116,9 @@ final class PostgresServer implements AutoCloseable {
    * A fresh server whose database already holds the schema exactly as the jar's {@code migrate}
    * leaves it: a copy of a template data directory made once per test JVM and installation (initdb,
    * {@code bin/reaper migrate} checked to report {@code "migrated":true}, a clean stop). Copying
-   * takes a fraction of what initdb and a migrate start cost (~3 s of CPU each time, in a suite
-   * bound by CPU). For the classes whose subject is not migrating; those that test migrating start
-   * an empty server with {@link #start()}.
+   * takes a fraction of the CPU that initdb and a migrate start cost each time, in a suite bound by
+   * CPU. For the classes whose subject is not migrating; those that test migrating start an empty
+   * server with {@link #start()}.
    */
   static PostgresServer startMigrated() throws Exception {
     Installation installation = installation();
@@ -307,7 +307,7 @@ final class PostgresServer implements AutoCloseable {
 
   /**
    * An empty server: a copy of a cluster {@code initdb} made once per test JVM and installation
-   * (initdb costs ~0.8 s of CPU each time; several classes start empty servers).
+   * (several classes start empty servers, and initdb costs CPU each time).
    */
   private static PostgresServer start(Path bin, String source) throws Exception {
     Path dir = newServerDirectory();
