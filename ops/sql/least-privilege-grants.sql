@@ -8,6 +8,9 @@ GRANT SELECT ON messenger.conference_participants, messenger.call_recordings TO 
 GRANT SELECT, INSERT, DELETE ON messenger.integration_outbox TO conference_reaper;
 GRANT UPDATE (published_at, attempts, last_error, next_attempt_at, locked_until, locked_by, quarantined_at)
       ON messenger.integration_outbox TO conference_reaper;
+-- reaper.outbox.mode=debezium (V9): the transition inserts its event row and deletes it before commit; Debezium reads
+-- the insert from the WAL (its role and publication: debezium-replication.sql). No SELECT, no UPDATE.
+GRANT INSERT, DELETE ON messenger.integration_outbox_debezium TO conference_reaper;
 -- Realtime rows: written only (realtime-dispatch delivers them); SELECT for the pending count in status.
 GRANT SELECT, INSERT ON messenger.realtime_outbox TO conference_reaper;
 GRANT SELECT, INSERT ON messenger.recorder_stop_requests TO conference_reaper;

@@ -20,6 +20,8 @@ import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RecorderStopDispatcher;
 import pin.messenger.reaper.delivery.RelayOptions;
 import pin.messenger.reaper.delivery.TopicCheck;
+import pin.messenger.reaper.store.DebeziumOutboxRows;
+import pin.messenger.reaper.store.OutboxOptions;
 
 /**
  * Delivery after commit: the Kafka relay (on when {@code spring.kafka.bootstrap-servers} is set)
@@ -71,7 +73,15 @@ public class DeliveryConfiguration {
         };
     OutboxRelay relay = null;
     Runnable topicCheck = null;
-    if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
+    OutboxOptions outbox = options.outbox();
+    if (!outbox.relays()) {
+      log.atInfo()
+          .addKeyValue("outboxMode", outbox.mode().label())
+          .log(
+              "Kafka relay off: reaper.outbox.mode=debezium; conference-ended events are written to "
+                  + DebeziumOutboxRows.TABLE
+                  + " and published by the platform's Debezium connector (ops/kafka-connect/)");
+    } else if (environment.containsProperty("spring.kafka.bootstrap-servers")) {
       Map<String, Object> producerProperties =
           producerProperties(kafkaProperties.getObject(), relayOptions);
       relay =

@@ -64,6 +64,6 @@ final class EndCommand extends OperatorCommand {
         // One row at most: --yes is accepted, never needed.
         true,
         (database, options, request) ->
-            new OperatorEnd(database).end(request, id, choice, options));
+            new OperatorEnd(database, store()).end(request, id, choice, options));
   }
 }

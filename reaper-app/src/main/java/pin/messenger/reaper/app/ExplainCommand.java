@@ -6,6 +6,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import pin.messenger.reaper.store.Explanation;
+import pin.messenger.reaper.store.PostgresReaperStore;
 
 /** {@code explain <id> [--json]}: why the reaper does (or does not) close one conference. */
 @Command(
@@ -36,7 +37,12 @@ final class ExplainCommand extends CommandBase {
             return new CliContext.Output(3, json ? CliJson.error(none) : none);
           }
           return new CliContext.Output(
-              0, json ? CliJson.write(explained) : StatusText.humanExplain(explained));
+              0,
+              json
+                  ? CliJson.write(explained)
+                  : StatusText.humanExplain(explained)
+                      + DebeziumModeText.explainNote(
+                          ctx.getBean(PostgresReaperStore.class).outbox()));
         });
   }
 }

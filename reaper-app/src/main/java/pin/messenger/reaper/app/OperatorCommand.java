@@ -11,6 +11,7 @@ import pin.messenger.reaper.store.OperatorAction;
 import pin.messenger.reaper.store.OperatorActions;
 import pin.messenger.reaper.store.OperatorActions.Outcome;
 import pin.messenger.reaper.store.OperatorActions.Request;
+import pin.messenger.reaper.store.PostgresReaperStore;
 
 /**
  * What the operator's actions share ({@code pause}, {@code resume}, {@code retry}, {@code requeue},
@@ -44,6 +45,14 @@ abstract class OperatorCommand extends CommandBase {
         throws Exception;
   }
 
+  /** The store of the running action's context (its outbox mode); set before the action runs. */
+  private @Nullable PostgresReaperStore store;
+
+  /** The store of the running action's context. */
+  PostgresReaperStore store() {
+    return java.util.Objects.requireNonNull(store, "store() is only for a running action");
+  }
+
   /** Refuses the command line without {@code --reason} when this action requires one. */
   void requireReason() {
     String given = reason;
@@ -69,6 +78,7 @@ abstract class OperatorCommand extends CommandBase {
         springOptions(),
         (ctx, options, clock) -> {
           Request request = new Request(action, who, clock.instant(), reason, arguments, confirmed);
+          store = ctx.getBean(PostgresReaperStore.class);
           Outcome outcome = act.act(ctx.getBean(DataSource.class), options, request);
           return ActionReport.of(action, outcome, json);
         });

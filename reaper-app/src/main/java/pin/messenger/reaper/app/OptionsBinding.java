@@ -12,6 +12,7 @@ import org.springframework.core.env.Environment;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RelayOptions;
+import pin.messenger.reaper.store.OutboxOptions;
 
 /**
  * Binds the options records of the core and of delivery straight from Spring's environment, so an
@@ -27,6 +28,7 @@ final class OptionsBinding {
   static final String REAPER = "reaper";
   static final String RELAY = "reaper.relay";
   static final String RECORDER = "reaper.recorder";
+  static final String OUTBOX = "reaper.outbox";
 
   private final Binder binder;
 
@@ -51,6 +53,11 @@ final class OptionsBinding {
   /** {@code reaper.recorder.*}. */
   RecorderOptions recorder() {
     return bind(RECORDER, RecorderOptions.defaults(null));
+  }
+
+  /** {@code reaper.outbox.*}. */
+  OutboxOptions outbox() {
+    return bind(OUTBOX, OutboxOptions.defaults());
   }
 
   /**

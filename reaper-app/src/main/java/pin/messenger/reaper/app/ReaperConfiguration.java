@@ -197,7 +197,7 @@ public class ReaperConfiguration {
             if (migrate && migrations != null) {
               migrations.migrate();
             } else if (!migrate) {
-              SchemaVerifier.verify(dataSource);
+              SchemaVerifier.verify(dataSource, OptionsBinding.of(environment).outbox());
             }
           };
       startup = work -> new DatabaseStartup(prepare, work, e -> exit(context, e), clock);

@@ -92,10 +92,14 @@ final class StatusText {
     Diagnostics.DeliveryBacklog d = s.delivery();
     b.append('\n')
         .append(String.format("%-26s %8s  %s%n", "delivery", "pending", "oldest pending"));
-    b.append(
-        String.format(
-            "%-26s %8s  %s   (quarantined %s)%n",
-            "kafka outbox", d.outboxPending(), dash(d.outboxOldest()), d.outboxQuarantined()));
+    if (s.outboxMode().equals("relay")) {
+      b.append(
+          String.format(
+              "%-26s %8s  %s   (quarantined %s)%n",
+              "kafka outbox", d.outboxPending(), dash(d.outboxOldest()), d.outboxQuarantined()));
+    } else {
+      b.append(DebeziumModeText.statusLine(d));
+    }
     b.append(
         String.format(
             "%-26s %8s  %s   (given up %s)%n",

@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.store.OutboxOptions;
 import pin.messenger.reaper.store.PostgresReaperStore;
 import pin.messenger.reaper.store.SchemaVerifier;
 
@@ -59,9 +60,15 @@ public class StoreConfiguration {
   @Bean
   PostgresReaperStore reaperStore(
       DataSource dataSource, ReaperProperties properties, Environment environment) {
+    OptionsBinding options = OptionsBinding.of(environment);
+    OutboxOptions outbox = options.outbox();
     if (!properties.schema().migrate() && !DatabaseStartup.deferred(environment)) {
-      SchemaVerifier.verify(dataSource);
+      SchemaVerifier.verify(dataSource, outbox);
     }
-    return new PostgresReaperStore(dataSource);
+    // The CloudEvents source is the relay's option in both modes: in debezium mode it is written
+    // into each row, where the connector reads it as a header.
+    return outbox.relays()
+        ? new PostgresReaperStore(dataSource)
+        : new PostgresReaperStore(dataSource, outbox, options.relay().source());
   }
 }

@@ -52,6 +52,7 @@ class BadConfigurationTest {
         "--reaper.drain.pause=-1s                               | reaper.drain.pause",
         "--reaper.enabled=perhaps                               | reaper.enabled",
         "--reaper.clock=ntp                                     | reaper.clock",
+        "--reaper.outbox.mode=kafka-connect                     | reaper.outbox.mode",
         "--reaper.relay.batch-size=0                            | reaper.relay.batch-size",
         "--reaper.relay.max-attempts=0                          | reaper.relay.max-attempts",
         "--reaper.relay.retry-cap=100ms                         | reaper.relay.retry-cap",

@@ -27,6 +27,7 @@ import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Schedule;
 import pin.messenger.reaper.delivery.RecorderOptions;
 import pin.messenger.reaper.delivery.RelayOptions;
+import pin.messenger.reaper.store.OutboxOptions;
 
 /**
  * Every {@code reaper.*} property lands in its own field of the options the worker runs with.
@@ -61,6 +62,7 @@ class ConfigurationBindingTest {
           new Setting("reaper.drain.pause", "51ms", Duration.ofMillis(51)),
           new Setting("reaper.schema.migrate", "false", false),
           new Setting("reaper.runners.retention", "2d", Duration.ofDays(2)),
+          new Setting("reaper.outbox.mode", "debezium", OutboxOptions.Mode.DEBEZIUM),
           new Setting("reaper.relay.batch-size", "12", 12),
           new Setting("reaper.relay.poll-interval", "2s", Duration.ofSeconds(2)),
           new Setting("reaper.relay.lease", "3m", Duration.ofMinutes(3)),
@@ -111,20 +113,25 @@ class ConfigurationBindingTest {
       ReaperProperties reaper,
       ConferenceRoomReaperOptions options,
       RelayOptions relay,
-      RecorderOptions recorder) {
+      RecorderOptions recorder,
+      OutboxOptions outbox) {
     static Bound of(ConfigurableApplicationContext ctx) {
       OptionsBinding options = OptionsBinding.of(ctx.getEnvironment());
       return new Bound(
           ctx.getBean(ReaperProperties.class),
           options.reaper(),
           options.relay(),
-          options.recorder());
+          options.recorder(),
+          options.outbox());
     }
 
     /** The options record a property belongs to, and its path of components there. */
     Map.Entry<Record, String> target(String property) {
       if (property.startsWith(OptionsBinding.RELAY + ".")) {
         return Map.entry(relay, camel(property.substring(OptionsBinding.RELAY.length() + 1)));
+      }
+      if (property.startsWith(OptionsBinding.OUTBOX + ".")) {
+        return Map.entry(outbox, camel(property.substring(OptionsBinding.OUTBOX.length() + 1)));
       }
       if (property.startsWith(OptionsBinding.RECORDER + ".")) {
         return Map.entry(recorder, camel(property.substring(OptionsBinding.RECORDER.length() + 1)));
@@ -177,7 +184,8 @@ class ConfigurationBindingTest {
       }
     }
     // No options component is left to a constant: each was the landing place of one property.
-    for (Record options : List.of(bound.options(), bound.relay(), bound.recorder())) {
+    for (Record options :
+        List.of(bound.options(), bound.relay(), bound.recorder(), bound.outbox())) {
       assertThat(landed.get(options))
           .as(options.getClass().getSimpleName() + " components set by a property")
           .containsExactlyInAnyOrderElementsOf(leaves("", options.getClass()));
@@ -286,6 +294,7 @@ class ConfigurationBindingTest {
     collect(OptionsBinding.REAPER, ConferenceRoomReaperOptions.class, out);
     collect(OptionsBinding.RELAY, RelayOptions.class, out);
     collect(OptionsBinding.RECORDER, RecorderOptions.class, out);
+    collect(OptionsBinding.OUTBOX, OutboxOptions.class, out);
     return out;
   }
 

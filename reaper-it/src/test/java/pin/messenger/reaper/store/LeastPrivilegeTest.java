@@ -114,6 +114,27 @@ class LeastPrivilegeTest {
   }
 
   @Test
+  void the_worker_role_runs_cycles_in_debezium_mode_and_cannot_read_the_events_back()
+      throws Exception {
+    Instant asOf = Instant.parse("2026-12-02T11:00:00Z");
+    Room empty = new Rooms(owner).insert(Rooms.emptyActive(asOf.minusSeconds(300)));
+    OutboxOptions debezium = new OutboxOptions(OutboxOptions.Mode.DEBEZIUM);
+    PostgresReaperStore store =
+        new PostgresReaperStore(worker, debezium, RelayOptions.defaults().source());
+
+    CycleResult result =
+        new ConferenceRoomReaper(
+                store, ConferenceRoomReaperOptions.defaults(), ReaperObserver.NONE, List.of())
+            .runOnce(asOf, Cancellation.NONE);
+
+    assertThat(result.emptyTimeout()).isEqualTo(1);
+    assertThat(new Rooms(owner).status(empty.id)).isEqualTo("Ended");
+    assertThat(SchemaVerifier.missing(worker, debezium)).isEmpty();
+    assertThatThrownBy(() -> new Rooms(worker).query("SELECT * FROM " + DebeziumOutboxRows.TABLE))
+        .hasMessageContaining("permission denied");
+  }
+
+  @Test
   void the_worker_role_cannot_delete_sessions_or_rewrite_what_is_not_its_business() {
     Rooms asWorker = new Rooms(worker);
     Room room = new Rooms(owner).insert(Rooms.emptyActive(Instant.now()));

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ConferenceSession;
 import pin.messenger.reaper.core.CycleOrigin;
@@ -48,9 +49,17 @@ public final class OperatorEnd {
       """;
 
   private final DataSource dataSource;
+  private final @Nullable DebeziumOutboxRows debezium;
 
   public OperatorEnd(DataSource dataSource) {
     this.dataSource = dataSource;
+    this.debezium = null;
+  }
+
+  /** Ends conferences writing the integration event as {@code store}'s outbox mode says. */
+  public OperatorEnd(DataSource dataSource, PostgresReaperStore store) {
+    this.dataSource = dataSource;
+    this.debezium = store.debeziumRows();
   }
 
   /**
@@ -113,7 +122,8 @@ public final class OperatorEnd {
         // id, and the audit row's arguments carry it.
         String correlation = String.valueOf(request.arguments().get("correlationId"));
         Map<String, List<UUID>> written =
-            new TransitionWriter(c).writeReporting(t, CycleOrigin.of(correlation), request.at());
+            new TransitionWriter(c, debezium)
+                .writeReporting(t, CycleOrigin.of(correlation), request.at());
         if (!written.getOrDefault("conference", List.of()).contains(id)) {
           // The row is locked since the select: a guard that lets nothing through is a bug.
           throw new IllegalStateException("end: the status guard let nothing through for " + id);

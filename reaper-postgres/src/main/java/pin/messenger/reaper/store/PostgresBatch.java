@@ -88,7 +88,10 @@ final class PostgresBatch implements ReaperStore.Batch {
     this.drains = drains;
     this.claims = new Claims(connection);
     this.pendingLimits = Limits.of(statementTimeout, idleTimeout);
-    this.writes = new PoisonIsolation(connection, new TransitionWriter(connection));
+    this.writes =
+        new PoisonIsolation(
+            connection,
+            new TransitionWriter(connection, drains == null ? null : drains.debeziumRows()));
   }
 
   @Override

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.Backlog;
 import pin.messenger.reaper.core.ClockReading;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
@@ -113,8 +114,33 @@ public final class PostgresReaperStore implements ReaperStore {
   /** Each phase's drain in the current cycle (drain mode's later batches); see DrainCursor. */
   private final Map<Phase, DrainCursor> drains = new EnumMap<>(Phase.class);
 
+  private final OutboxOptions outbox;
+  private final @Nullable DebeziumOutboxRows debeziumRows;
+
   public PostgresReaperStore(DataSource dataSource) {
+    this(dataSource, OutboxOptions.defaults(), "");
+  }
+
+  /**
+   * A store whose transitions write their integration events for {@code outbox}'s mode; {@code
+   * source} is the CloudEvents {@code source} the rows of {@code debezium} mode carry ({@code
+   * reaper.relay.source}; unused in {@code relay} mode, where the relay adds it when it sends).
+   */
+  public PostgresReaperStore(DataSource dataSource, OutboxOptions outbox, String source) {
     this.dataSource = dataSource;
+    this.outbox = outbox;
+    this.debeziumRows =
+        outbox.mode() == OutboxOptions.Mode.DEBEZIUM ? new DebeziumOutboxRows(source) : null;
+  }
+
+  /** Who publishes the integration events this store writes. */
+  public OutboxOptions outbox() {
+    return outbox;
+  }
+
+  /** The Debezium-layout rows the transitions write; null in {@code relay} mode. */
+  @Nullable DebeziumOutboxRows debeziumRows() {
+    return debeziumRows;
   }
 
   /** {@code phase}'s drain cursor for the cycle at {@code asOf}; a new one for a new cycle. */

@@ -135,6 +135,30 @@ public final class SchemaVerifier {
             "db_role"));
   }
 
+  /**
+   * What {@code reaper.outbox.mode=debezium} writes besides (V9): Debezium's outbox table, every
+   * column the transition fills.
+   */
+  static final Map<String, List<String>> REQUIRED_FOR_DEBEZIUM =
+      Map.of(
+          "integration_outbox_debezium",
+          List.of(
+              "id",
+              "aggregatetype",
+              "aggregateid",
+              "type",
+              "payload",
+              "ce_specversion",
+              "ce_type",
+              "ce_source",
+              "ce_time",
+              "ce_subject",
+              "ce_dataschema",
+              "ce_correlationid",
+              "ce_traceparent",
+              "tracingspancontext",
+              "content_type"));
+
   static final String COLUMNS =
       """
       SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?
@@ -152,6 +176,11 @@ public final class SchemaVerifier {
    * all exist.
    */
   public static List<String> missing(DataSource dataSource) {
+    return missing(dataSource, OutboxOptions.defaults());
+  }
+
+  /** As {@link #missing(DataSource)}, with what {@code outbox}'s mode writes. */
+  public static List<String> missing(DataSource dataSource, OutboxOptions outbox) {
     Set<String> present = new HashSet<>();
     boolean index;
     try (Connection c = dataSource.getConnection()) {
@@ -173,7 +202,11 @@ public final class SchemaVerifier {
       throw new StoreException("could not read the schema: " + Jdbc.describe(e), e);
     }
     List<String> missing = new ArrayList<>();
-    REQUIRED.forEach(
+    Map<String, List<String>> required = new LinkedHashMap<>(REQUIRED);
+    if (outbox.mode() == OutboxOptions.Mode.DEBEZIUM) {
+      required.putAll(REQUIRED_FOR_DEBEZIUM);
+    }
+    required.forEach(
         (table, columns) -> {
           for (String column : columns) {
             if (!present.contains(table + "." + column)) {
@@ -192,7 +225,12 @@ public final class SchemaVerifier {
    * missing.
    */
   public static void verify(DataSource dataSource) {
-    List<String> missing = missing(dataSource);
+    verify(dataSource, OutboxOptions.defaults());
+  }
+
+  /** As {@link #verify(DataSource)}, with what {@code outbox}'s mode writes. */
+  public static void verify(DataSource dataSource, OutboxOptions outbox) {
+    List<String> missing = missing(dataSource, outbox);
     if (!missing.isEmpty()) {
       throw new IllegalStateException(
           "The messenger schema lacks what conference-room-reaper needs (reaper.schema.migrate=false): missing "

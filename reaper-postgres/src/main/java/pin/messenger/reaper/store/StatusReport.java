@@ -54,6 +54,9 @@ public final class StatusReport {
    *
    * @param phases per phase label, its backlog
    * @param runLock the session holding the run lock, or null when it is free
+   * @param outboxMode who publishes the integration events ({@code reaper.outbox.mode}): {@code
+   *     relay}, whose backlog is {@code delivery}'s outbox figures, or {@code debezium}, where the
+   *     platform's connector reads them from the WAL and there is no backlog in a table to show
    */
   public record Status(
       String asOf,
@@ -65,7 +68,8 @@ public final class StatusReport {
       List<PauseState.Pause> pauses,
       long poisonCount,
       List<PoisonRow> poison,
-      Diagnostics.DeliveryBacklog delivery) {}
+      Diagnostics.DeliveryBacklog delivery,
+      String outboxMode) {}
 
   /** One phase's backlog: rows due now, and since when the oldest of them is due. */
   public record PhaseDue(
@@ -147,7 +151,8 @@ public final class StatusReport {
           ((Number) Objects.requireNonNull(Jdbc.rows(c, POISON_COUNT).get(0).get("count")))
               .longValue(),
           Jdbc.records(c, PoisonRow.class, POISON, POISON_LISTED),
-          Diagnostics.read(c, Duration.ZERO));
+          Diagnostics.read(c, Duration.ZERO),
+          store.outbox().mode().label());
     }
   }
 

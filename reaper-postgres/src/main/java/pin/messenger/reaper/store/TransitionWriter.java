@@ -39,8 +39,25 @@ final class TransitionWriter {
    */
   static final String APPLY_REPORTING;
 
-  /** %1$s: what each outbox insert returns (nothing, or its id); %2$s: the final select. */
-  private static final String APPLY_TEMPLATE =
+  /**
+   * The integration event's insert for {@code reaper.outbox.mode=relay}; {@link DebeziumOutboxRows}
+   * has the other mode's, with the same parameters in the same order.
+   */
+  static final String RELAY_EVENTS =
+      """
+
+        INSERT INTO messenger.integration_outbox
+               (id, topic, message_key, event_type, payload, occurred_at, correlation_id, trace_parent)
+        SELECT gen_random_uuid(), ?, closed.deal_id::text, ?, p.payload, ?, ?, ?
+          FROM unnest(?::uuid[]) WITH ORDINALITY AS e(conference_id, n)
+          JOIN jsonb_array_elements(?::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = e.n
+          JOIN closed ON closed.id = e.conference_id""";
+
+  /**
+   * %1$s: what each outbox insert returns (nothing, or its id); %2$s: the final select; %3$s: the
+   * integration event's insert ({@link #RELAY_EVENTS} or {@link DebeziumOutboxRows#events}).
+   */
+  static final String APPLY_TEMPLATE =
       """
       WITH t AS (
         SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::bigint[])
@@ -52,13 +69,7 @@ final class TransitionWriter {
           FROM t
          WHERE s.id = t.id AND s.status = t.from_status
         RETURNING s.id, s.chat_id, s.deal_id
-      ), events AS (
-        INSERT INTO messenger.integration_outbox
-               (id, topic, message_key, event_type, payload, occurred_at, correlation_id, trace_parent)
-        SELECT gen_random_uuid(), ?, closed.deal_id::text, ?, p.payload, ?, ?, ?
-          FROM unnest(?::uuid[]) WITH ORDINALITY AS e(conference_id, n)
-          JOIN jsonb_array_elements(?::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = e.n
-          JOIN closed ON closed.id = e.conference_id%1$s
+      ), events AS (%3$s%1$s
       ), realtime AS (
         INSERT INTO messenger.realtime_outbox
                (id, kind, target_kind, chat_id, session_kind, conference_id, created_at)
@@ -77,15 +88,25 @@ final class TransitionWriter {
       """;
 
   static {
-    APPLY = APPLY_TEMPLATE.formatted("", "SELECT id FROM closed");
-    APPLY_REPORTING =
-        APPLY_TEMPLATE.formatted(
-            "\n  RETURNING id",
-            """
-            SELECT 'conference' AS kind, id FROM closed
-            UNION ALL SELECT 'integrationOutbox', id FROM events
-            UNION ALL SELECT 'realtimeOutbox', id FROM realtime
-            UNION ALL SELECT 'recorderStopRequests', id FROM stops""");
+    APPLY = apply(RELAY_EVENTS);
+    APPLY_REPORTING = applyReporting(RELAY_EVENTS);
+  }
+
+  /** {@link #APPLY} with {@code events} as the integration event's insert. */
+  static String apply(String events) {
+    return APPLY_TEMPLATE.formatted("", "SELECT id FROM closed", events);
+  }
+
+  /** {@link #APPLY_REPORTING} with {@code events} as the integration event's insert. */
+  static String applyReporting(String events) {
+    return APPLY_TEMPLATE.formatted(
+        "\n  RETURNING id",
+        """
+        SELECT 'conference' AS kind, id FROM closed
+        UNION ALL SELECT 'integrationOutbox', id FROM events
+        UNION ALL SELECT 'realtimeOutbox', id FROM realtime
+        UNION ALL SELECT 'recorderStopRequests', id FROM stops""",
+        events);
   }
 
   /** The savepoint each write runs under; on a data error it is rolled back to and released. */
@@ -116,9 +137,19 @@ final class TransitionWriter {
   record Written(Set<UUID> closed, @Nullable Boolean runLockHeld) {}
 
   private final Connection connection;
+  private final @Nullable DebeziumOutboxRows debezium;
 
   TransitionWriter(Connection connection) {
+    this(connection, null);
+  }
+
+  /**
+   * A writer whose integration events go to Debezium's outbox table ({@code
+   * reaper.outbox.mode=debezium}) when {@code debezium} is given, else to the relay's.
+   */
+  TransitionWriter(Connection connection, @Nullable DebeziumOutboxRows debezium) {
     this.connection = connection;
+    this.debezium = debezium;
   }
 
   /**
@@ -128,7 +159,10 @@ final class TransitionWriter {
    */
   Written write(List<Transition> part, CycleOrigin origin, Instant asOf, @Nullable Integer lockPid)
       throws SQLException {
-    String sql = lockPid == null ? APPLY_UNDER_SAVEPOINT : APPLY_UNDER_SAVEPOINT_CHECKING_LOCK;
+    String sql =
+        debezium != null
+            ? debezium.underSavepoint(lockPid != null)
+            : lockPid == null ? APPLY_UNDER_SAVEPOINT : APPLY_UNDER_SAVEPOINT_CHECKING_LOCK;
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
       int i = bind(ps, part, origin, asOf);
       int n = part.size();
@@ -168,7 +202,8 @@ final class TransitionWriter {
   java.util.Map<String, List<UUID>> writeReporting(
       Transition transition, CycleOrigin origin, Instant asOf) throws SQLException {
     java.util.Map<String, List<UUID>> written = new java.util.LinkedHashMap<>();
-    try (PreparedStatement ps = connection.prepareStatement(APPLY_REPORTING)) {
+    String sql = debezium != null ? debezium.applyReporting() : APPLY_REPORTING;
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
       bind(ps, List.of(transition), origin, asOf);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -176,6 +211,11 @@ final class TransitionWriter {
               .computeIfAbsent(rs.getString("kind"), k -> new ArrayList<>())
               .add(rs.getObject("id", UUID.class));
         }
+      }
+    }
+    if (debezium != null) {
+      try (Statement st = connection.createStatement()) {
+        st.executeUpdate(DebeziumOutboxRows.DELETE);
       }
     }
     return written;
