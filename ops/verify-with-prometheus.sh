@@ -14,7 +14,7 @@
 #   whose embedded PostgreSQL default this check uses)
 # Environment: PROMETHEUS (default /usr/bin/prometheus), PROMTOOL (default promtool), KEEP_TMP=1 keeps the temp dir,
 # SKIP_RULE_TESTS=1 leaves out `promtool test rules` in a) (~13 s of CPU) when the caller runs them itself, as the test
-# suite does (reaper-ops's AlertRulesTest runs them, PrometheusIT runs this script).
+# suite does (AlertRulesTest runs them, PrometheusIT runs this script).
 set -euo pipefail
 
 started=$(date +%s)

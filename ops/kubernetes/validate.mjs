@@ -1,6 +1,9 @@
-// Offline checks of the Kubernetes manifests: no cluster, no kubectl, no network once `npm ci` has run.
+// Offline checks of the Kubernetes manifests: no cluster, no network once `npm ci` has run.
 //
 //   cd ops/kubernetes && npm ci && node validate.mjs
+//
+// Needs kubectl 1.21 or newer on the PATH (KUBECTL names another): its `kubectl kustomize` (kustomize v4 or
+// newer) builds the kustomizations; no cluster is contacted.
 //
 // 1. Every object in base/*.yaml (and the objects an overlay generates, and the example Secrets) is built with the
 //    kubernetes-models class of its apiVersion/kind and validated against the API's JSON schema (Kubernetes 1.27,
@@ -8,8 +11,7 @@
 //    do not reject unknown fields: the security settings below are therefore asserted by value, so a misspelt
 //    field fails there.
 // 2. base/kustomization.yaml lists exactly the files of base/; overlays point at what exists. Every kustomization
-//    is built: with `kubectl kustomize` where kubectl is on the PATH, whose objects kustomize-lite.mjs must then
-//    build identically, and with kustomize-lite.mjs alone otherwise; nothing is skipped without kubectl.
+//    is built with `kubectl kustomize`, and every built object is validated as in 1.
 // 3. base/prometheusrule.yaml carries exactly the groups of ops/prometheus/*.rules.yml.
 // 4. What a reviewer of this worker's deployment would check by hand.
 // 5. What a cluster's admission policies check (policies.mjs): Pod Security `restricted` for every pod, the
@@ -18,8 +20,7 @@
 //
 // One line per check, then "N passed, M failed"; exit 1 on any failure.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, constants, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -32,7 +33,6 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { sourceGroups, ruleFiles } from "./generate-prometheusrule.mjs";
 import { grantsConfigMap } from "./generate-migration-grants.mjs";
-import { kustomizeBuild } from "./kustomize-lite.mjs";
 import { bootstrapPorts, egressAllows, resolvePort, restrictedViolations, rulePorts, urlPort } from "./policies.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,6 +40,9 @@ const BASE = join(here, "base");
 const OVERLAYS = join(here, "overlays");
 const EXAMPLES = join(here, "examples");
 const MIGRATION = join(here, "migration");
+// What builds the kustomizations (see build()).
+const kubectl = process.env.KUBECTL || onPath("kubectl");
+const builds = new Map(); // folder -> { objects } or { error }, see build()
 
 const MODELS = new Map(
   [ConfigMap, Namespace, Secret, Service, ServiceAccount, Deployment, Job, NetworkPolicy, PodDisruptionBudget, PrometheusRule, ServiceMonitor].map((m) => [
@@ -219,15 +222,14 @@ for (const dir of overlayDirs) {
     expect(image && (image.newTag || image.digest), "no images entry with newTag or digest for conference-room-reaper");
     return `${k.namespace}, ${image.newName ?? image.name}:${image.newTag ?? image.digest}`;
   });
-  // The ConfigMap the overlay generates, as the object kustomize would make, against the schema and the pod's refs.
-  check(`overlays/${dir}: the generated ConfigMap is valid and has every required key the pod reads`, () => {
-    const generated = (k.configMapGenerator ?? []).map((g) => ({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: g.name },
-      data: Object.fromEntries((g.literals ?? []).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)])),
-    }));
-    generated.forEach((cm) => validateObject(cm, `overlays/${dir} configMapGenerator ${cm.metadata.name}`));
+  // The ConfigMaps the overlay generates, as kustomize builds them (named <generator>-<hash>), against the pod's refs.
+  check(`overlays/${dir}: the generated ConfigMap has every required key the pod reads, and no other`, () => {
+    const built = build(join(OVERLAYS, dir));
+    const generated = (k.configMapGenerator ?? []).map((g) => {
+      const cms = built.filter((o) => o.kind === "ConfigMap" && new RegExp(`^${g.name}-[a-z0-9]{10}$`).test(o.metadata.name));
+      expectEqual(cms.length, 1, `built ConfigMaps of generator ${g.name}`);
+      return { ...cms[0], metadata: { ...cms[0].metadata, name: g.name }, data: cms[0].data ?? {} };
+    });
     for (const ref of keyRefs.filter((r) => r.kind === "ConfigMap")) {
       const cm = generated.find((c) => c.metadata.name === ref.name);
       if (!ref.optional) {
@@ -247,91 +249,36 @@ for (const dir of overlayDirs) {
   });
 }
 
-// The built kustomizations. Two builders: `kubectl kustomize` where a kubectl is on the PATH (kubectl >= 1.21; it
-// needs no cluster), and kustomize-lite.mjs, the subset of kustomize these kustomizations use, everywhere. With
-// kubectl, every build must give the same objects from both, so the lite builder is proven against the real one
-// wherever one exists, and a machine without kubectl (CI) still runs every check below on the lite build.
-const kubectl = onPath("kubectl");
-const builder = kubectl ? "kubectl kustomize" : "kustomize-lite";
-const builds = new Map(); // folder -> { objects } or { error }, see build()
-console.log(
-  kubectl
-    ? `builder: kubectl kustomize (${kubectl}); kustomize-lite.mjs must build the same objects`
-    : "builder: kustomize-lite.mjs (no kubectl on the PATH)",
-);
+// The built kustomizations, by `kubectl kustomize` (kubectl >= 1.21; it needs no cluster).
+check("kubectl is there and embeds kustomize v4 or newer", () => {
+  expect(kubectl, "no kubectl on the PATH (nor KUBECTL): install kubectl 1.21 or newer (Debian's kubernetes-client 1.20 is too old)");
+  const version = spawnSync(kubectl, ["version", "--client", "-o", "json"], { encoding: "utf8", timeout: 30_000 });
+  expect(version.status === 0, `${kubectl} version --client exited ${version.status}: ${(version.stderr || String(version.error)).trim()}`);
+  const v = JSON.parse(version.stdout);
+  const kustomize = v.kustomizeVersion ?? "none reported";
+  const major = Number(/^v(\d+)\./.exec(kustomize)?.[1] ?? 0);
+  expect(major >= 4, `${kubectl} ${v.clientVersion?.gitVersion} embeds kustomize ${kustomize}; these kustomizations need v4 or newer (kubectl 1.21+)`);
+  return `${kubectl} ${v.clientVersion?.gitVersion}, kustomize ${kustomize}`;
+});
 for (const dir of [BASE, MIGRATION, ...overlayDirs.flatMap((d) => [join(OVERLAYS, d), join(OVERLAYS, d, "migrate")])]) {
   if (!existsSync(join(dir, "kustomization.yaml"))) continue;
-  const name = kubectl
-    ? `${rel(dir)}: kubectl kustomize and kustomize-lite build the same objects`
-    : `${rel(dir)}: kustomize-lite builds it`;
-  check(name, () => `${build(dir).length} objects${kubectl ? "" : "; no kubectl on the PATH to compare with"}`);
-}
-for (const dir of overlayDirs) {
-  check(`overlays/${dir}: ${builder} builds it and every built object is valid`, () => {
-    const docs = build(join(OVERLAYS, dir));
+  check(`${rel(dir)}: kubectl kustomize builds it and every built object is valid`, () => {
+    const docs = build(dir);
     docs.forEach((obj) => validateObject(obj, `built ${obj.kind}/${obj.metadata?.name}`));
-    const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("conference-room-reaper-"));
-    const deploy = docs.find((o) => o.kind === "Deployment");
-    const refs = JSON.stringify(deploy.spec.template.spec).match(/"name":"conference-room-reaper(-[a-z0-9]+)?"/g) ?? [];
-    expect(cm, "no generated ConfigMap conference-room-reaper-<hash>");
-    expect(!refs.includes('"name":"conference-room-reaper"'), "a configMapKeyRef still names the unhashed ConfigMap");
     return `${docs.length} objects`;
   });
 }
-
-// kustomize-lite on its own, so that a machine without kubectl still tests it: the hash suffix against values
-// kubectl kustomize v5.5.0 gave for the same generators, and a refusal, naming the field, of what it does not
-// implement (building it differently from kustomize instead would pass unnoticed where there is no kubectl).
-check("kustomize-lite: configMapGenerator literals and hash suffixes as kubectl kustomize v5.5.0 makes them", () => {
-  const cases = [
-    [["a=b"], "4h2mbtbbt6", { a: "b" }],
-    [["a=<b>&\u2028", "c=x\by\fz\u0001", 'q="quoted"', "s='single'"], "4b5429c5f9", { a: "<b>&\u2028", c: "x\by\fz\u0001", q: "quoted", s: "single" }],
-  ];
-  for (const [literals, suffix, data] of cases) {
-    const [cm] = withKustomization({ "kustomization.yaml": { configMapGenerator: [{ name: "cm", literals }] } }, kustomizeBuild);
-    expectEqual(cm.metadata.name, `cm-${suffix}`, `the name generated from ${JSON.stringify(literals)}`);
-    expectEqual(cm.data, data, "data");
-  }
-  return `${cases.length} generators`;
-});
-check("kustomize-lite refuses, naming it, what it does not implement", () => {
-  const pod = { containers: [{ name: "c", image: "i" }] };
-  const deployment = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { template: { spec: pod } } };
-  const refused = {
-    commonLabels: { resources: ["d.yaml"], commonLabels: { a: "b" } },
-    namePrefix: { resources: ["d.yaml"], namePrefix: "x-" },
-    envs: { configMapGenerator: [{ name: "cm", envs: ["x.env"] }] },
-    behavior: { configMapGenerator: [{ name: "cm", behavior: "merge", literals: ["a=b"] }] },
-    labelSelector: { resources: ["d.yaml"], patches: [{ target: { labelSelector: "a=b" }, patch: "[]" }] },
-    "selects no object": { resources: ["d.yaml"], patches: [{ target: { kind: "Job" }, patch: "[]" }] },
-    "merges by key": {
-      resources: ["d.yaml"],
-      patches: [{ patch: "kind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: j}]}}}" }],
-    },
-    "is not a JSON 6902 operation": { resources: ["d.yaml"], patches: [{ target: { kind: "Deployment" }, patch: "[{op: merge, path: /spec}]" }] },
-    tagSuffix: { resources: ["d.yaml"], images: [{ name: "i", tagSuffix: "-x" }] },
-  };
-  for (const [expected, kustomization] of Object.entries(refused)) {
-    let error;
-    try {
-      withKustomization({ "kustomization.yaml": kustomization, "d.yaml": deployment }, kustomizeBuild);
-    } catch (e) {
-      error = e;
-    }
-    const outcome = error ? `refused with "${error.message}", not naming ${expected}` : "built";
-    expect(error?.message.includes(expected), `${JSON.stringify(kustomization)}: ${outcome}`);
-  }
-  return `${Object.keys(refused).length} refusals`;
-});
-// fn(dir) on a temporary folder holding `files` (name -> object, written as JSON, which is YAML), removed after.
-function withKustomization(files, fn) {
-  const dir = mkdtempSync(join(tmpdir(), "kustomize-lite-"));
-  try {
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), JSON.stringify(content));
-    return fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+for (const dir of overlayDirs) {
+  check(`overlays/${dir}: the built Deployment reads the generated ConfigMap by its hashed name`, () => {
+    const docs = build(join(OVERLAYS, dir));
+    const cm = docs.find((o) => o.kind === "ConfigMap" && /^conference-room-reaper-[a-z0-9]{10}$/.test(o.metadata.name));
+    const deploy = docs.find((o) => o.kind === "Deployment");
+    const refs = JSON.stringify(deploy.spec.template.spec).match(/"name":"conference-room-reaper(-[a-z0-9]+)?"/g) ?? [];
+    expect(cm, "no generated ConfigMap conference-room-reaper-<hash>");
+    expect(refs.includes(`"name":"${cm.metadata.name}"`), `no reference to ${cm.metadata.name} in the pod`);
+    expect(!refs.includes('"name":"conference-room-reaper"'), "a configMapKeyRef still names the unhashed ConfigMap");
+    return cm.metadata.name;
+  });
 }
 
 check("examples/*.yaml are valid and referenced by no kustomization", () => {
@@ -734,9 +681,7 @@ for (const dir of overlayDirs) {
     return `egress ${policy.spec.egress.map((r) => rulePorts(r).join("+")).join(", ")}; PostgreSQL ${rulePorts(postgres[0])}`;
   });
 }
-// The objects `dir` builds to, built once: kubectl's where there is a kubectl, after checking kustomize-lite's are
-// the same (compared as parsed objects, in any order; kustomize-lite computes kustomize's hash suffixes, so the
-// generated names are compared as they are); kustomize-lite's otherwise.
+// The objects `kubectl kustomize dir` builds, built once per folder.
 function build(dir) {
   if (!builds.has(dir)) {
     try {
@@ -750,35 +695,10 @@ function build(dir) {
   return objects;
 }
 function buildOnce(dir) {
-  let lite;
-  try {
-    lite = kustomizeBuild(dir);
-  } catch (e) {
-    throw new Error(`kustomize-lite ${rel(dir)}: ${e.message}`);
-  }
-  if (!kubectl) return lite;
+  expect(kubectl, "no kubectl to build with");
   const built = spawnSync(kubectl, ["kustomize", dir], { encoding: "utf8", timeout: 60_000 });
-  expect(
-    built.status === 0,
-    `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()} ` +
-      "(kubectl < 1.21 embeds a kustomize too old for these files: use a newer kubectl, or none and kustomize-lite builds them)",
-  );
-  const docs = parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
-  const key = (o) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
-  const mine = new Map(lite.map((o) => [key(o), o]));
-  const theirs = new Map(docs.map((o) => [key(o), o]));
-  const missing = [...theirs.keys()].filter((k) => !mine.has(k));
-  const extra = [...mine.keys()].filter((k) => !theirs.has(k));
-  expect(
-    missing.length === 0 && extra.length === 0,
-    `kustomize-lite builds ${rel(dir)} with other objects than kubectl kustomize: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`,
-  );
-  expect(mine.size === lite.length && theirs.size === docs.length, `${rel(dir)}: an object twice in a build`);
-  for (const [k, o] of theirs) {
-    const diff = firstDifference(mine.get(k), o, k, "kubectl kustomize's");
-    expect(diff === null, `kustomize-lite builds ${rel(dir)} differently from kubectl kustomize at ${diff}`);
-  }
-  return docs;
+  expect(built.status === 0, `kubectl kustomize ${rel(dir)} exited ${built.status}: ${(built.stderr || String(built.error)).trim()}`);
+  return parseAllDocuments(built.stdout).map((d) => d.toJS()).filter((o) => o !== null);
 }
 function cores(q) {
   const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(String(q));

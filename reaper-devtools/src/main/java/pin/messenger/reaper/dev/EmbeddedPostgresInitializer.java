@@ -2,7 +2,6 @@ package pin.messenger.reaper.dev;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -48,16 +47,17 @@ final class EmbeddedPostgresInitializer
     ConfigurableEnvironment env = context.getEnvironment();
     Path dataDir =
         Path.of(env.getProperty("reaper.embedded.data-dir", ".reaper/pgdata")).toAbsolutePath();
+    // initdb's and the server's own output: a file beside the data, not the console.
+    Path serverLog = dataDir.resolveSibling(dataDir.getFileName() + ".log");
     log.atWarn()
         .addKeyValue("dataDir", dataDir)
         .log(
-            "development mode: no SPRING_DATASOURCE_URL set, so the development launcher starts an embedded"
-                + " PostgreSQL (data in "
-                + dataDir
-                + "); the production jar refuses to start without a database");
+            "development mode: no SPRING_DATASOURCE_URL set, so the development launcher starts an"
+                + " embedded PostgreSQL; the production jar refuses to start without a database");
     EmbeddedPostgres postgres;
     try {
       Files.createDirectories(dataDir.getParent());
+      ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(serverLog.toFile());
       // Under run, Spring's shutdown hook closes the context, which stops the server after the
       // pool and the runner's last heartbeat (below); the library's own hook would race it and stop
       // the server first ("runner heartbeat not written" on every Ctrl-C). The other commands close
@@ -68,15 +68,23 @@ final class EmbeddedPostgresInitializer
               .setDataDirectory(dataDir)
               .setCleanDataDirectory(cleanDataDirectory)
               .setRegisterShutdownHook(!springStopsIt)
+              .setOutputRedirector(toLog)
+              .setErrorRedirector(toLog)
               .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start the embedded PostgreSQL in " + dataDir, e);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException(
+          "could not start the embedded PostgreSQL in "
+              + dataDir
+              + " (its output: "
+              + serverLog
+              + ")",
+          e);
     }
     String url = postgres.getJdbcUrl("postgres", "postgres");
     log.atInfo()
-        .addKeyValue("dataDir", dataDir)
         .addKeyValue("port", postgres.getPort())
-        .log("started the embedded development PostgreSQL (data kept in " + dataDir + ")");
+        .addKeyValue("serverLog", serverLog)
+        .log("embedded PostgreSQL started");
     env.getPropertySources()
         .addFirst(
             new MapPropertySource(

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
 import pin.messenger.reaper.app.ReaperCli;
 
 /**
@@ -40,10 +42,20 @@ final class TrainArchive {
     Path jar = Path.of(value(own, "--jar")).toAbsolutePath();
     Path log = Path.of(value(own, "--log")).toAbsolutePath();
     Path scratch = Files.createTempDirectory("reaper-train");
+    // This JVM has no logging configuration: the database library's progress lines at warnings
+    // only, and initdb's and the server's output in a file beside the training log, so that
+    // bin/reaper's first start does not print them.
+    LoggingSystem.get(TrainArchive.class.getClassLoader())
+        .setLogLevel("io.zonky.test.db.postgres", LogLevel.WARN);
+    ProcessBuilder.Redirect postgresOutput =
+        ProcessBuilder.Redirect.appendTo(
+            log.resolveSibling(log.getFileName() + ".postgres").toFile());
     try (EmbeddedPostgres postgres =
         EmbeddedPostgres.builder()
             .setDataDirectory(scratch.resolve("pgdata"))
             .setCleanDataDirectory(true)
+            .setOutputRedirector(postgresOutput)
+            .setErrorRedirector(postgresOutput)
             .start()) {
       List<String> command = new ArrayList<>(java);
       command.addAll(List.of("-jar", jar.toString(), "run", "--server.port=0"));
@@ -98,10 +110,13 @@ final class TrainArchive {
     }
   }
 
+  /**
+   * The jar's {@code cycle completed} event, in JSON (the production jar) or text (this one): no
+   * other line of a worker says so.
+   */
   private static boolean firstCycleLogged(Path log) throws IOException {
     return Files.isRegularFile(log)
-        && Files.readString(log, StandardCharsets.ISO_8859_1)
-            .contains("\"message\":\"cycle completed\"");
+        && Files.readString(log, StandardCharsets.ISO_8859_1).contains("cycle completed");
   }
 
   private static String value(List<String> args, String name) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A pod whose database secret is missing must not run: the production jar refuses every command
  * that needs the database, with one line naming SPRING_DATASOURCE_URL and exit status 78, before
  * anything starts. The development launcher starts its embedded database only for run / run-once /
- * migrate, and says so first.
+ * migrate, and says so first, in text.
  */
 class FailClosedIT {
   /**
@@ -117,24 +117,45 @@ class FailClosedIT {
     assertThat(dir.resolve("pg")).doesNotExist();
   }
 
+  /**
+   * The development launcher speaks to a person: its console is text, its first line says that it
+   * starts an embedded database, and initdb's and the server's own output stay out of it (in the
+   * file beside the data). Spring Boot's {@code logging.structured.format.console=ecs} (here as its
+   * environment variable) makes it ECS JSON, as the production jar writes.
+   */
   @Test
-  void the_development_launcher_announces_its_embedded_database_in_its_first_log_line()
+  void the_development_launcher_announces_its_embedded_database_in_a_readable_console()
       throws Exception {
     Path dir = scratch("dev-run-once");
-    ScratchRun.Result r =
-        run(
-            dir,
-            List.of(
-                "java",
-                "-jar",
-                JarRunner.DEV_JAR.toString(),
-                "run-once",
-                "--reaper.embedded.data-dir=" + dir.resolve("pg")));
+    List<String> runOnce =
+        List.of(
+            "java",
+            "-jar",
+            JarRunner.DEV_JAR.toString(),
+            "run-once",
+            "--reaper.embedded.data-dir=" + dir.resolve("pg"));
+    ScratchRun.Result r = run(dir, runOnce);
 
     assertThat(r.exit()).as(r.stdout() + r.stderr()).isZero();
     String first = r.stdout().lines().findFirst().orElse("");
-    assertThat(first).contains("development mode").contains("embedded PostgreSQL");
-    assertThat(r.stdout()).as("the cycle ran on it").contains("\"lockAcquired\":true");
+    assertThat(first)
+        .contains("WARN", "development mode", "embedded PostgreSQL")
+        .doesNotStartWith("{");
+    assertThat(r.stdout())
+        .as("the cycle ran on it, logged as text")
+        .contains(": cycle completed lockAcquired=\"true\"")
+        .as("initdb's and the server's output are not in the console")
+        .doesNotContain("initdb", "database system is ready");
+    assertThat(Files.readString(dir.resolve("pg.log"))).contains("database system is ready");
+
+    ScratchRun.Result json = run(dir, Map.of("LOGGING_STRUCTURED_FORMAT_CONSOLE", "ecs"), runOnce);
+
+    assertThat(json.exit()).as(json.stdout() + json.stderr()).isZero();
+    assertThat(json.stdout().lines())
+        .as("every line a JSON document")
+        .allSatisfy(line -> assertThat(line).startsWith("{").endsWith("}"));
+    assertThat(json.stdout().lines().findFirst().orElse(""))
+        .contains("\"log\":{\"level\":\"WARN\"", "development mode");
   }
 
   /**

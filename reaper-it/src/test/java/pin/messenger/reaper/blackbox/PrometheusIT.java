@@ -29,8 +29,7 @@ class PrometheusIT {
             .redirectErrorStream(true);
     // The script's worker JVM with the flags of every JVM the tests start (CPU, not behaviour).
     pb.environment().put("JDK_JAVA_OPTIONS", String.join(" ", JarRunner.JVM));
-    // The rules' unit tests are reaper-ops's AlertRulesTest's; run once per suite, not twice (~13 s
-    // of CPU).
+    // The rules' unit tests are AlertRulesTest's: run once per suite, not twice.
     pb.environment().put("SKIP_RULE_TESTS", "1");
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -38,7 +38,7 @@ class ReaperJarBlackBoxIT {
   /**
    * The server the scenarios run against: a subclass annotated {@link PostgresServer.Version} picks
    * a PostgreSQL major version (ReaperJarBlackBoxPg13IT, the oldest supported); otherwise the one
-   * REAPER_BLACKBOX_PG / -Dreaper.blackbox.pg names (ops/pg-matrix.sh), else the newest, 17. The
+   * REAPER_BLACKBOX_PG / -Dreaper.blackbox.pg names (dev/pg-matrix.sh), else the newest, 17. The
    * other black-box tests run on Debian's 15 where it is installed.
    */
   @BeforeAll

@@ -4,8 +4,8 @@
 # result table. 15 is Debian's (/usr/lib/postgresql/15/bin); 13, 14, 16 and 17 are zonky's binary jars, which the
 # reaper-it build copies to reaper-it/target/pg-binaries. The test command itself runs 13 and 17 only.
 #
-#   ops/pg-matrix.sh             # all five
-#   ops/pg-matrix.sh 13 16       # some
+#   dev/pg-matrix.sh             # all five
+#   dev/pg-matrix.sh 13 16       # some
 #
 # One Maven reactor run per version (the reactor builds the jars; nothing is installed into ~/.m2). Exit 0 only if
 # every version passed. Logs: target/pg-matrix/<major>.log.

@@ -22,11 +22,11 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
- * Issue 25 on the real schema: a poison row's bounded error history, {@code end} closing a room as
- * the reaper's phase would (and refusing or asking when it would not), the audit trail's ids, role
- * and filters, and the runners' table.
+ * On the real schema: a poison row's bounded error history, {@code end} closing a room as the
+ * reaper's phase would (and refusing or asking when it would not), the audit trail's ids, role and
+ * filters, and the runners' table.
  */
-class OperatorsSecondRoundTest extends DatabaseTest {
+class PoisonRoomEndAndRunnersTest extends DatabaseTest {
   final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
   final Instant asOf = Instant.parse("2026-12-02T10:00:00Z");
 

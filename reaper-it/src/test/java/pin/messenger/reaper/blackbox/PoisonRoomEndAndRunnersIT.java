@@ -22,13 +22,13 @@ import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
 /**
- * Issue 25 from outside, with the production jar and the least-privilege roles of ops/sql: two
- * workers (as the worker role) listed by {@code status}, one killed with SIGKILL and shown silent;
- * a poison room's error history in {@code explain}, then {@code end} (as the operator role) asking
- * for a choice and closing it with its rows and audit entry; {@code audit} (as the worker role)
- * showing the ids and the database role; the worker role refused writing an action.
+ * From outside, with the production jar and the least-privilege roles of ops/sql: two workers (as
+ * the worker role) listed by {@code status}, one killed with SIGKILL and shown silent; a poison
+ * room's error history in {@code explain}, then {@code end} (as the operator role) asking for a
+ * choice and closing it with its rows and audit entry; {@code audit} (as the worker role) showing
+ * the ids and the database role; the worker role refused writing an action.
  */
-class OperatorsSecondRoundIT {
+class PoisonRoomEndAndRunnersIT {
   static ReliabilityHarness harness;
   static ReaperWorker a;
   static ReaperWorker b;

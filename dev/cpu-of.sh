@@ -3,9 +3,9 @@
 # daemons included (a PostgreSQL that pg_ctl detached, a worker JVM a test left running): /usr/bin/time counts only
 # the children a process waits for. Needs root and a cgroup v1 cpuacct or a cgroup v2 hierarchy. The figures in
 # docs/benchmarks.md ("The test command") come from it, e.g.
-#   ops/cpu-of.sh ./mvnw -B -q -o test-compile -Dspotless.check.skip=true
+#   dev/cpu-of.sh ./mvnw -B -q -o test-compile -Dspotless.check.skip=true
 set -euo pipefail
-(($# > 0)) || { echo "usage: ops/cpu-of.sh <command> [args...]" >&2; exit 2; }
+(($# > 0)) || { echo "usage: dev/cpu-of.sh <command> [args...]" >&2; exit 2; }
 name="cpu-of-$$"
 if [[ -d /sys/fs/cgroup/cpuacct ]]; then
   group=/sys/fs/cgroup/cpuacct/$name
@@ -16,7 +16,7 @@ elif [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
   mkdir "$group"
   usage() { echo "$(awk '$1 == "usage_usec" {print $2}' "$group/cpu.stat") / 1000000" | bc -l; }
 else
-  echo "ops/cpu-of.sh: no cgroup v1 cpuacct or cgroup v2 hierarchy at /sys/fs/cgroup" >&2
+  echo "dev/cpu-of.sh: no cgroup v1 cpuacct or cgroup v2 hierarchy at /sys/fs/cgroup" >&2
   exit 1
 fi
 start=$(date +%s.%N)

@@ -7,23 +7,24 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.testing.Prerequisite;
 
 /**
- * The Kubernetes manifests of {@code ops/kubernetes} pass {@code validate.mjs}: every object
- * against the API schemas (kubernetes-models, offline), the kustomization against its folder, the
- * PrometheusRule against {@code ops/prometheus/*.rules.yml}, and the deployment's security, probe,
- * resource and secret checks, and every kustomization built: by {@code kubectl kustomize} when a
- * kubectl is on the PATH, with {@code kustomize-lite.mjs} (a subset of kustomize in Node) required
- * to build the same objects, and by {@code kustomize-lite.mjs} alone without kubectl. kubectl is
- * therefore not a prerequisite, and no check may print {@code skip}.
+ * The Kubernetes manifests of {@code ops/kubernetes} pass {@code validate.mjs}: every kustomization
+ * built by {@code kubectl kustomize} and every object, as written and as built, against the API
+ * schemas (kubernetes-models, offline); the kustomization against its folder, the PrometheusRule
+ * against {@code ops/prometheus/*.rules.yml}, and the deployment's security, probe, resource,
+ * secret and network-policy checks. No check may print {@code skip}.
  *
- * <p>Needs Node.js 18+ and npm on the PATH; without them: a failure under {@code CI=true}, skipped
- * (saying why) on a developer machine. The first run installs the pinned validators ({@code npm
- * ci}, from the npm registry) into {@code ops/kubernetes/node_modules}; later runs are offline.
+ * <p>Needs Node.js 18+, npm and kubectl 1.21+ (kustomize v4+; no cluster) on the PATH; without
+ * them: a failure under {@code CI=true}, skipped (saying why) on a developer machine. The first run
+ * installs the pinned validators ({@code npm ci}, from the npm registry) into {@code
+ * ops/kubernetes/node_modules}; later runs are offline.
  */
 class KubernetesManifestsTest {
   static final String VALIDATOR = "ops/kubernetes/validate.mjs";
@@ -35,13 +36,19 @@ class KubernetesManifestsTest {
     String howToInstall = "apt-get install nodejs npm (Node.js 18+; .ci/run installs them)";
     Path node = Prerequisite.requireOnPath("node", howToInstall);
     Path npm = Prerequisite.requireOnPath("npm", howToInstall);
+    Path kubectl =
+        Prerequisite.requireOnPath(
+            "kubectl",
+            "kubectl 1.21 or newer, for `kubectl kustomize` (Debian's kubernetes-client 1.20 is too"
+                + " old; .ci/run cannot install it)");
     Path dir = repositoryRoot().resolve("ops/kubernetes");
 
     if (needsInstall(dir)) {
-      Result install = run(dir, INSTALL_TIMEOUT, npm.toString(), "ci", "--no-audit", "--no-fund");
+      Result install = run(dir, INSTALL_TIMEOUT, Map.of(), npm, "ci", "--no-audit", "--no-fund");
       assertThat(install.exitCode()).as("npm ci in %s failed:%n%s", dir, install.output()).isZero();
     }
-    Result validate = run(dir, VALIDATE_TIMEOUT, node.toString(), "validate.mjs");
+    Result validate =
+        run(dir, VALIDATE_TIMEOUT, Map.of("KUBECTL", kubectl.toString()), node, "validate.mjs");
 
     assertThat(validate.exitCode()).as("node validate.mjs failed:%n%s", validate.output()).isZero();
     assertThat(validate.output())
@@ -82,13 +89,18 @@ class KubernetesManifestsTest {
    * Runs a command in {@code dir}; stdout and stderr together go to a file, so a full pipe cannot
    * stall it.
    */
-  static Result run(Path dir, Duration timeout, String... command) throws Exception {
+  static Result run(
+      Path dir, Duration timeout, Map<String, String> env, Path program, String... args)
+      throws Exception {
+    List<String> command = new ArrayList<>(List.of(program.toString()));
+    command.addAll(List.of(args));
     Path log = Files.createTempFile("kubernetes-manifests-", ".log");
     try {
       ProcessBuilder pb =
-          new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true);
+          new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
       pb.redirectOutput(log.toFile());
       pb.environment().put("npm_config_update_notifier", "false");
+      pb.environment().putAll(env);
       Process p = pb.start();
       boolean finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (!finished) {
