@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import pin.messenger.reaper.app.ReaperCli;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
@@ -26,6 +27,21 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
+
+  /**
+   * The benchmark jar's entry point ({@code bin/reaper bench} passes what follows {@code bench}); a
+   * failure is one {@code bench failed: …} line on stderr and exit status 1.
+   */
+  public static void main(String[] args) {
+    int code;
+    try {
+      code = run(List.of(args));
+    } catch (Exception e) {
+      System.err.println("bench failed: " + ReaperCli.describe(e));
+      code = 1;
+    }
+    System.exit(code);
+  }
 
   public static int run(List<String> args) throws Exception {
     boolean quick = args.contains("--quick");
