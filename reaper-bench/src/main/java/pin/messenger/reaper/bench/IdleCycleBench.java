@@ -1,17 +1,21 @@
 package pin.messenger.reaper.bench;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
-import pin.messenger.reaper.core.ConferenceRoomReaper;
-import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
-import pin.messenger.reaper.core.Phase;
+import pin.messenger.reaper.bench.IdleCycleJmh.Score;
 
 /**
- * Section 1: the idle cycle as the history grows. It has two databases of its own on the bench's
- * server: {@code idle}, whose history grows (10k, 1M, 10M terminal rows), and {@code reference},
- * which keeps 10k and is timed in turn with it. Neither sees the backlog sections' churn.
+ * Section {@code idle}: the idle cycle as the history grows (10k, 1M, 10M terminal rows), timed by
+ * JMH ({@link IdleCycleJmh}) against the three raw claims, in a database of its own (1,000 live
+ * rooms, nothing due) that no other section churns. At each size the same cycle is timed in the
+ * same JMH run on a second database that keeps 10k terminal rows: the ratio of the two compares
+ * neighbouring minutes of a shared machine, not a size with one measured long before.
  */
 final class IdleCycleBench {
+  private static final int ITERATIONS = 8;
+
   private final DataSource idle;
   private final DataSource reference;
   private final BenchReport report;
@@ -25,68 +29,53 @@ final class IdleCycleBench {
     this.charts = charts;
   }
 
-  private void header() {
+  void run(List<Long> sizes) throws Exception {
     report.line(
-        "\n## 1. Idle cycle vs history (1,000 live rooms, nothing due, in a database of its own; median of 41 cycles,"
-            + " each timed in turn with the same cycle on a second database of the same server that keeps 10k terminal"
-            + " rows)");
-    headerRow();
-  }
-
-  private void headerRow() {
+        "\n## Idle cycle vs history (1,000 live rooms, nothing due, a database of its own; JMH, "
+            + ITERATIONS
+            + " iterations of 1 s after as many of warm-up: ms per call, mean ± 99.9 % error)");
     report.line(
         "| terminal rows | reaper cycle (lock + 3 phases) ms | 3 raw claims ms | ratio to raw"
-            + " | same cycle, 10k database, ms | cycle vs 10k database (median of paired ratios) |");
+            + " | same cycle, 10k database, ms | cycle vs 10k database |");
     report.line("|---:|---:|---:|---:|---:|---:|");
-  }
-
-  /**
-   * 1. Idle cycle (nothing due, 1,000 live rooms) as the history grows, against the three raw
-   * claims.
-   */
-  void run(List<Long> sizes) throws Exception {
-    header();
-    BenchData idleData = new BenchData(idle);
-    Floors idleFloors = new Floors(idle);
-    ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
-    ConferenceRoomReaper reaper = BenchReport.reaper(idle, o);
-    ConferenceRoomReaper referenceReaper = BenchReport.reaper(reference, o);
-    // In turn: the same cycle on the 10k database, the cycle, the three raw claims.
-    List<InTurn.Step> steps =
-        List.of(
-            InTurn.idleCycle(referenceReaper, "the 10k database"),
-            InTurn.idleCycle(reaper, "the idle database"),
-            now ->
-                idleFloors.rawClaims(
-                    Phase.EMPTY_ROOM.cutoff(now, o),
-                    Phase.PROVISION_TIMEOUT.cutoff(now, o),
-                    Phase.STALE_LIVE.cutoff(now, o)));
-    // Warm the JIT and the caches before the first measured size, so the 10k case is not paying for
-    // start-up.
-    InTurn.time(0, 300, steps);
+    String url = BenchData.url(idle);
+    String ref = BenchData.url(reference);
+    BenchData data = new BenchData(idle);
     Charts.Series cycleLine = Charts.Series.of("reaper cycle (lock + 3 phases)");
     Charts.Series rawLine = Charts.Series.of("3 raw claims");
     Charts.Series refLine = Charts.Series.of("same cycle, 10k database");
     for (long history : sizes) {
-      idleData.history(history);
-      List<double[]> times = InTurn.time(41, 5, steps);
-      List<Double> ref = InTurn.of(times, 0);
-      List<Double> cycle = InTurn.of(times, 1);
-      List<Double> raw = InTurn.of(times, 2);
-      List<Double> paired = BenchReport.pairedRatios(cycle, ref);
-      double c = BenchReport.median(cycle);
-      double w = BenchReport.median(raw);
-      cycleLine = cycleLine.plus(history, c);
-      rawLine = rawLine.plus(history, w);
-      refLine = refLine.plus(history, BenchReport.median(ref));
+      data.history(history);
+      Map<String, Map<String, Score>> scores =
+          IdleCycleJmh.run(
+              List.of("reaperCycle", "threeRawClaims"),
+              List.of(ref, url),
+              ITERATIONS,
+              IdleCycleJmh.forks());
+      Map<String, Score> cycles = Objects.requireNonNull(scores.get("reaperCycle"));
+      Score cycle = Objects.requireNonNull(cycles.get(url));
+      Score small = Objects.requireNonNull(cycles.get(ref));
+      Score raw =
+          Objects.requireNonNull(Objects.requireNonNull(scores.get("threeRawClaims")).get(url));
+      cycleLine = cycleLine.plus(history, cycle.ms());
+      rawLine = rawLine.plus(history, raw.ms());
+      refLine = refLine.plus(history, small.ms());
       report.line(
           String.format(
-              "| %,d | %.2f | %.2f | %.1f× | %.2f | %.2f× |",
-              history, c, w, c / w, BenchReport.median(ref), BenchReport.median(paired)));
+              "| %,d | %.2f ± %.2f | %.2f ± %.2f | %.1f× | %.2f ± %.2f | %.2f× |",
+              history,
+              cycle.ms(),
+              cycle.error(),
+              raw.ms(),
+              raw.error(),
+              cycle.ms() / raw.ms(),
+              small.ms(),
+              small.error(),
+              cycle.ms() / small.ms()));
     }
     charts.line(
         "idle-cycle-vs-history.png",
-        "Idle cycle vs history (1,000 live rooms, nothing due; medians)",
+        "Idle cycle vs history (1,000 live rooms, nothing due; JMH means)",
         "terminal rows in history",
         "ms",
         true,
