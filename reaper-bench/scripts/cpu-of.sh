@@ -3,9 +3,9 @@
 # daemons included (a PostgreSQL that pg_ctl detached, a worker JVM a test left running): /usr/bin/time counts only
 # the children a process waits for. Needs root and a cgroup v1 cpuacct or a cgroup v2 hierarchy. The figures in
 # docs/benchmarks.md ("The test command") come from it, e.g.
-#   ops/cpu-of.sh ./mvnw -B -q -o test-compile -Dspotless.check.skip=true
+#   reaper-bench/scripts/cpu-of.sh ./mvnw -B verify
 set -euo pipefail
-(($# > 0)) || { echo "usage: ops/cpu-of.sh <command> [args...]" >&2; exit 2; }
+(($# > 0)) || { echo "usage: reaper-bench/scripts/cpu-of.sh <command> [args...]" >&2; exit 2; }
 name="cpu-of-$$"
 if [[ -d /sys/fs/cgroup/cpuacct ]]; then
   group=/sys/fs/cgroup/cpuacct/$name

@@ -23,12 +23,7 @@ import javax.sql.DataSource;
  *
  * <p>Each thread starts at most one command every {@link #PACE} (50 a second per thread): every
  * reaper cycle of the scenarios (1 s apart) still meets a couple of hundred commands on its rows,
- * and the load no longer takes the cores from the workers it is meant to disturb. Unpaced, on a
- * pool, the four threads of {@code DatabaseFaultsIT} applied 13,456 commands in one run, against
- * 3,625 (of 7,416) paced; the four scenarios that play the load took 154 s of CPU before and 127 s
- * after, pooling in {@code ManyProcessesIT} included ({@code ops/cpu-by-process.py ./mvnw -B verify
- * -pl reaper-it -am -Dit.test=DatabaseFaultsIT,ManyProcessesIT,ManyRunnersIT,
- * OutagesDuringManyRunnersIT -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false}, one run each).
+ * and the load does not take the cores from the workers it is meant to disturb.
  */
 public final class MessengerLoad implements AutoCloseable {
   /** The shortest time between the starts of two commands of one thread. */
