@@ -27,20 +27,16 @@ final class JarRunner {
   static final Path WORKER_JAR =
       Path.of("reaper-worker", "target", "conference-room-reaper.jar").toAbsolutePath();
 
-  /** The development jar: embedded PostgreSQL default, demo, bench. */
+  /** The development jar: embedded PostgreSQL default, demo. */
   static final Path DEV_JAR =
       Path.of("reaper-devtools", "target", "conference-room-reaper-dev.jar").toAbsolutePath();
 
   /**
-   * The flags of every JVM the tests start: C1 only and the serial collector take ~40 % less CPU
-   * per start than the JVM's defaults (a status or run-once start: ~2.1 s of CPU instead of ~3.5 s,
-   * measured with /usr/bin/time on a loaded 2-core machine), and the black-box suite is CPU-bound
-   * on two cores. The worker's behaviour is the same; the start-up cache is still used. C1 itself
-   * is about half of a one-shot start's CPU (-XX:+CITime: 1,900-3,200 methods, 0.5-0.8 s in a
-   * status start), so methods are compiled later (thresholds 3×) and never on stack replacement: a
-   * status start 1.44 -> 1.32 s of CPU, run-once 1.87 -> 1.63 s, a run worker to readiness 2.87 ->
-   * 2.75 s (medians of 9, 9 and 5 alternated starts against a local PostgreSQL 15,
-   * docs/benchmarks.md).
+   * The flags of every JVM the tests start: the black-box suite is CPU-bound on two cores, and a
+   * JVM that lives seconds spends much of them compiling. C1 only and the serial collector cost
+   * less CPU per start than the JVM's defaults, and methods are compiled later (thresholds 3×) and
+   * never on stack replacement. The worker's behaviour is the same; the start-up cache is still
+   * used.
    */
   static final List<String> JVM =
       List.of(

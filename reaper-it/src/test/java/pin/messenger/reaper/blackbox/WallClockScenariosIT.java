@@ -8,9 +8,8 @@ import org.junit.platform.suite.api.Suite;
  * The black-box scenarios that spend most of their time waiting on the wall clock (a grace to pass,
  * an outage to last, a backoff to run out: about half a core each while they run) run side by side
  * in one test JVM, so their waits overlap with each other and the other test JVMs keep the cores
- * busy. Handed out one by one to the build's JVMs, whichever of them met left the cores idle: in
- * one clean-tree run three of them waited together for ~18 s at a fifth of the cores
- * (docs/benchmarks.md, "Early on 2026-12-07").
+ * busy. Handed out one by one to the build's JVMs, whichever of them met would leave the cores idle
+ * while they waited together.
  *
  * <p>Only this suite runs them in the whole suite: {@code reaper-it/pom.xml} excludes the classes
  * from failsafe's own scan ({@link WallClockScenariosTest} checks that the two lists agree; {@code
