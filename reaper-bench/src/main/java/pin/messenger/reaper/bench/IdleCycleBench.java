@@ -46,17 +46,10 @@ final class IdleCycleBench {
     Charts.Series refLine = Charts.Series.of("same cycle, 10k database");
     for (long history : sizes) {
       data.history(history);
-      Map<String, Map<String, Score>> scores =
-          IdleCycleJmh.run(
-              List.of("reaperCycle", "threeRawClaims"),
-              List.of(ref, url),
-              ITERATIONS,
-              IdleCycleJmh.forks());
-      Map<String, Score> cycles = Objects.requireNonNull(scores.get("reaperCycle"));
+      Map<String, Score> cycles = time("reaperCycle", List.of(ref, url));
       Score cycle = Objects.requireNonNull(cycles.get(url));
       Score small = Objects.requireNonNull(cycles.get(ref));
-      Score raw =
-          Objects.requireNonNull(Objects.requireNonNull(scores.get("threeRawClaims")).get(url));
+      Score raw = Objects.requireNonNull(time("threeRawClaims", List.of(url)).get(url));
       cycleLine = cycleLine.plus(history, cycle.ms());
       rawLine = rawLine.plus(history, raw.ms());
       refLine = refLine.plus(history, small.ms());
@@ -80,5 +73,11 @@ final class IdleCycleBench {
         "ms",
         true,
         List.of(cycleLine, rawLine, refLine));
+  }
+
+  private static Map<String, Score> time(String benchmark, List<String> urls) throws Exception {
+    return Objects.requireNonNull(
+        IdleCycleJmh.run(List.of(benchmark), urls, ITERATIONS, IdleCycleJmh.forks())
+            .get(benchmark));
   }
 }
