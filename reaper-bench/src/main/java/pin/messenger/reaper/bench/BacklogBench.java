@@ -15,9 +15,10 @@ import pin.messenger.reaper.core.Phase;
  * reaper against the set-based floor and a row-by-row loop, one default cycle, and drain mode at
  * default options. The reaper runs in this JVM with the bench's logging (root at WARN, so no
  * per-room line) and without observers: these sections measure the core and the store, and say so
- * in their heading; {@link ShippedDrainBench} measures the worker as it ships. Not JMH: each figure
- * is one drain of a backlog generated for it, seconds of database work that consume their own data,
- * with the floor and the loop draining the same data in turn, not a call that can be repeated.
+ * in their heading; {@link ShippedDrainBench} measures the worker as it ships. Not JMH: within each
+ * repetition the reaper, the floor and the loop drain the same freshly generated backlog in turn,
+ * so their ratios compare the same minutes of a shared machine, where JMH runs all iterations of
+ * one benchmark before the next.
  */
 final class BacklogBench {
   private final boolean quick;
