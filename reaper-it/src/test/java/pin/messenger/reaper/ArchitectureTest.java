@@ -19,7 +19,8 @@ import com.tngtech.archunit.lang.ArchRule;
  * store      → core, schema             delivery → core, schema
  * telemetry  → core
  * app        → core, schema, store, delivery, telemetry
- * dev, demo, bench (the development launcher) → anything; nothing depends on them
+ * dev, demo (the development launcher), bench (reaper-bench) → anything; nothing below depends on them
+ * bench      nothing else depends on it (the launcher included)
  * testing    → anything; no main code depends on it
  * </pre>
  *
@@ -79,6 +80,15 @@ class ArchitectureTest {
           .mayNotBeAccessedByAnyLayer()
           .whereLayer("testing")
           .mayNotBeAccessedByAnyLayer();
+
+  @ArchTest
+  static final ArchRule nothing_depends_on_the_benchmark =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage(BENCH)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(BENCH);
 
   @ArchTest
   static final ArchRule no_package_cycles =

@@ -6,14 +6,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.app.ReaperCli;
-import pin.messenger.reaper.bench.ReaperBenchmark;
 
 /**
- * The development launcher behind {@code bin/reaper}: the worker's commands, plus {@code demo} and
- * {@code bench}, and an embedded PostgreSQL for {@code run}, {@code run-once} and {@code migrate}
- * when no database is configured (announced as development mode in its first log line). {@code
- * status}, {@code explain} and the operator actions never start one, nor does an empty {@code
- * SPRING_DATASOURCE_URL}.
+ * The development launcher behind {@code bin/reaper}: the worker's commands, plus {@code demo}, and
+ * an embedded PostgreSQL for {@code run}, {@code run-once} and {@code migrate} when no database is
+ * configured (announced as development mode in its first log line). {@code status}, {@code explain}
+ * and the operator actions never start one, nor does an empty {@code SPRING_DATASOURCE_URL}.
  */
 public final class DevLauncher implements ReaperCli.Extension {
   private static final String USAGE =
@@ -23,7 +21,8 @@ public final class DevLauncher implements ReaperCli.Extension {
         demo [--duration 60s]   a fresh embedded PostgreSQL + a simulated messenger with short
                                 timeouts; a line per cycle, an SLO summary at the end (or Ctrl-C)
         bench [--quick]         the benchmark of docs/benchmarks.md on a fresh embedded PostgreSQL
-                                (full: ~10 min and ~10M rows; --quick: ~3 min, stops at 1M)
+                                (full: ~10 min and ~10M rows; --quick: ~3 min, stops at 1M); its
+                                own jar (module reaper-bench), built on first use
         prepare [worker|dev]    build, unpack and train the start-up caches of both jars (or one), then exit
         which-java              the java bin/reaper would use (stdout); its version and start-up
                                 cache (stderr)
@@ -53,7 +52,6 @@ public final class DevLauncher implements ReaperCli.Extension {
     return switch (command) {
       case "demo" -> DemoCommand.run(args);
       case "train-archive" -> orFailed(command, () -> TrainArchive.run(args));
-      case "bench" -> orFailed(command, () -> ReaperBenchmark.run(args));
       default -> null;
     };
   }

@@ -27,7 +27,7 @@ final class JarRunner {
   static final Path WORKER_JAR =
       Path.of("reaper-worker", "target", "conference-room-reaper.jar").toAbsolutePath();
 
-  /** The development jar: embedded PostgreSQL default, demo, bench. */
+  /** The development jar: embedded PostgreSQL default, demo. */
   static final Path DEV_JAR =
       Path.of("reaper-devtools", "target", "conference-room-reaper-dev.jar").toAbsolutePath();
 

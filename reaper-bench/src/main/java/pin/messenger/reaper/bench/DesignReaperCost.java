@@ -12,13 +12,14 @@ import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 import pin.messenger.reaper.bench.HeartbeatBench.Design;
-import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.bench.IdleCycleJmh.Score;
 
 /**
  * The heartbeat section's other side: what each index design ({@link HeartbeatBench#KEYS}) costs
  * the reaper. A due backlog's drain (set-based floor) beside the heartbeat database's 10,000 live
  * rooms, and the idle cycle at 10M history (1M with {@code --quick}) against a 10k database with
- * the same design. Each database is left with the design V6 ships.
+ * the same design, timed by JMH ({@link IdleCycleJmh}). Each database is left with the design V6
+ * ships.
  */
 record DesignReaperCost(boolean quick, DataSource idle, DataSource reference, BenchReport report) {
 
@@ -71,39 +72,39 @@ record DesignReaperCost(boolean quick, DataSource idle, DataSource reference, Be
 
   void idleCycles() throws Exception {
     long history = quick ? 1_000_000L : 10_000_000L;
-    int cycles = quick ? 15 : 41;
     BenchData idleData = new BenchData(idle);
     BenchData refData = new BenchData(reference);
     idleData.history(history);
     report.line(
         String.format(
             "%n## Idle cycle by design (1,000 live rooms, nothing due; %,d terminal rows against a database"
-                + " of 10k with the same design; median of %d cycles, each paired with the 10k one)",
-            history, cycles));
+                + " of 10k with the same design; JMH: ms per call, mean ± 99.9 %% error)",
+            history));
     report.line(
-        "| design | cycle at %,d history, ms | cycle at 10k, ms | %,d vs 10k (median of paired ratios) |"
+        "| design | cycle at %,d history, ms | cycle at 10k, ms | %,d vs 10k |"
             .formatted(history, history));
     report.line("|---|---:|---:|---:|");
-    ConferenceRoomReaperOptions o = ConferenceRoomReaperOptions.defaults();
-    List<InTurn.Step> steps =
-        List.of(
-            InTurn.idleCycle(BenchReport.reaper(reference, o), "the 10k database"),
-            InTurn.idleCycle(BenchReport.reaper(idle, o), "the history database"));
+    String big = BenchData.url(idle);
+    String small = BenchData.url(reference);
     // Only the index changes here: a fillfactor takes a rewrite of the 10M table to show, and the
     // claims read index entries and the live rows' pages, not the history.
     for (Design d : KEYS) {
       apply(idleData, d, false);
       apply(refData, d, false);
-      List<double[]> times = InTurn.time(cycles, 30, steps);
-      List<Double> smallMs = InTurn.of(times, 0);
-      List<Double> bigMs = InTurn.of(times, 1);
+      Map<String, Score> cycle =
+          Objects.requireNonNull(
+              IdleCycleJmh.run(
+                      List.of("reaperCycle"),
+                      List.of(small, big),
+                      quick ? 3 : 5,
+                      IdleCycleJmh.forks())
+                  .get("reaperCycle"));
+      Score b = Objects.requireNonNull(cycle.get(big));
+      Score s = Objects.requireNonNull(cycle.get(small));
       report.line(
           String.format(
-              "| %s | %.2f | %.2f | %.2f× |",
-              d.key(),
-              BenchReport.median(bigMs),
-              BenchReport.median(smallMs),
-              BenchReport.median(BenchReport.pairedRatios(bigMs, smallMs))));
+              "| %s | %.2f ± %.2f | %.2f ± %.2f | %.2f× |",
+              d.key(), b.ms(), b.error(), s.ms(), s.error(), b.ms() / s.ms()));
     }
     idleData.exec("DROP INDEX IF EXISTS messenger.ix_conf_active");
     long t0 = System.nanoTime();

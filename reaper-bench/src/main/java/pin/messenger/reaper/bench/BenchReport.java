@@ -26,6 +26,17 @@ final class BenchReport {
     return text.toString();
   }
 
+  /**
+   * Only the figures: the embedded server, the pool and the reaper are chatty at INFO. The
+   * in-process sections measure the reaper with its logging off; the shipped ones run the
+   * production jar at its default level.
+   */
+  static void quietLogging() {
+    ((ch.qos.logback.classic.Logger)
+            org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+        .setLevel(ch.qos.logback.classic.Level.WARN);
+  }
+
   /** The reaper as the worker wires it, without observers or listeners. */
   static ConferenceRoomReaper reaper(DataSource database, ConferenceRoomReaperOptions options) {
     return new ConferenceRoomReaper(

@@ -11,11 +11,14 @@ import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Phase;
 
 /**
- * Sections 2, 3 and 3b: a due backlog on the bench's main database (1M history), drained by the
+ * Section {@code backlog}: a due backlog on the bench's main database (1M history), drained by the
  * reaper against the set-based floor and a row-by-row loop, one default cycle, and drain mode at
  * default options. The reaper runs in this JVM with the bench's logging (root at WARN, so no
  * per-room line) and without observers: these sections measure the core and the store, and say so
- * in their heading; {@link ShippedDrainBench} measures the worker as it ships.
+ * in their heading; {@link ShippedDrainBench} measures the worker as it ships. Not JMH: within each
+ * repetition the reaper, the floor and the loop drain the same freshly generated backlog in turn,
+ * so their ratios compare the same minutes of a shared machine, where JMH runs all iterations of
+ * one benchmark before the next.
  */
 final class BacklogBench {
   private final boolean quick;
@@ -45,10 +48,10 @@ final class BacklogBench {
     data.history(1_000_000);
     report.line(
         String.format(
-            "%n## 2. Backlog drain, in process (%,d due empty rooms, 3 roster rows each, every 10th"
+            "%n## Backlog drain, in process (%,d due empty rooms, 3 roster rows each, every 10th"
                 + " recorded, over 1M history; rows/s, median of %d runs). The reaper runs in the"
                 + " bench's JVM with logging at WARN, no observers and no drain pause: the core's and"
-                + " the store's speed, not the shipped worker's (that is section 2s, shipped-drain)",
+                + " the store's speed, not the shipped worker's (that is the shipped-drain section)",
             backlog, reps));
     report.line(
         "| batch | reaper (drain mode) | set-based floor | row-by-row loop | reaper / floor | reaper / row-by-row |");
@@ -106,8 +109,7 @@ final class BacklogBench {
 
   /** 3. One default cycle that reaps 100 rows in each phase. */
   void defaultCycle() throws Exception {
-    report.line(
-        "\n## 3. Default cycle: 3 × 100 reaped at default options (1M history; median of 5)");
+    report.line("\n## Default cycle: 3 × 100 reaped at default options (1M history; median of 5)");
     List<Double> ms = new ArrayList<>();
     for (int rep = 0; rep < 5; rep++) {
       data.backlog(100);
@@ -147,7 +149,7 @@ final class BacklogBench {
     int spec = (10_000 + o.batchSize() - 1) / o.batchSize();
     report.line(
         String.format(
-            "%n## 3b. Drain mode: 10,000 due empty rooms at default options (batch 100, interval 30 s)"));
+            "%n## Drain mode: 10,000 due empty rooms at default options (batch 100, interval 30 s)"));
     report.line(
         String.format(
             "drain mode on: %,d closed in %d cycle(s) (the last one finds nothing), %.1f s of work;"

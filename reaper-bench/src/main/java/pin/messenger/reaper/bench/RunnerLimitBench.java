@@ -30,7 +30,8 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  *
  * <p>It starts its own embedded PostgreSQL with {@code track_commit_timestamp=on}: the reaper
  * writes the cycle's start as {@code ended_at}, so only the commit time says when a close became
- * visible.
+ * visible. No maintained harness fits: the figures are a worker process's lateness and backlog
+ * under an offered load held for minutes.
  */
 final class RunnerLimitBench {
   private static final double SAMPLE_SECONDS = 0.5;

@@ -6,9 +6,9 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 
 /**
- * The start-up floor of section 6: a JVM that connects, runs one query and exits, with nothing but
- * the PostgreSQL driver on its class path. {@code run-once} with nothing due is measured against
- * it, on the same Java, in the same rounds.
+ * The start-up floor of the startup section: a JVM that connects, runs one query and exits, with
+ * nothing but the PostgreSQL driver on its class path. {@code run-once} with nothing due is
+ * measured against it, on the same Java, in the same rounds.
  */
 public final class JdbcFloor {
   private JdbcFloor() {}

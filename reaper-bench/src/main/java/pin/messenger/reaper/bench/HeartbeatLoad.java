@@ -1,24 +1,25 @@
 package pin.messenger.reaper.bench;
 
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
- * The messenger's presence heartbeats on the heartbeat database's live rooms, from {@value
- * #CLIENTS} clients, and one measured window of them: heartbeats, WAL written, HOT updates.
+ * The messenger's presence heartbeats on the heartbeat database's live rooms, played by {@code
+ * pgbench} from {@value #CLIENTS} clients, and one measured window of them: heartbeats, WAL
+ * written, HOT updates. The live rooms' ids are {@code md5(n)} for n in 1..rooms, so the script
+ * picks a random one without a lookup.
  */
 final class HeartbeatLoad {
   /**
@@ -30,6 +31,9 @@ final class HeartbeatLoad {
       "UPDATE messenger.conference_sessions SET last_activity_at = now(), updated_at = now() WHERE id = ?";
 
   static final int CLIENTS = 2;
+
+  private static final Pattern PROCESSED =
+      Pattern.compile("number of transactions actually processed: (\\d+)");
 
   /** One design's heartbeat window: heartbeats done, seconds, WAL bytes, HOT updates. */
   record Window(long heartbeats, double seconds, long walBytes, long hot) {
@@ -47,50 +51,58 @@ final class HeartbeatLoad {
   }
 
   private final DataSource hb;
-  private final String url;
-  private final UUID[] rooms;
-
-  HeartbeatLoad(DataSource hb, String url, UUID[] rooms) {
-    this.hb = hb;
-    this.url = url;
-    this.rooms = rooms.clone();
-  }
+  private final URI server;
+  private final Path script;
 
   /**
-   * The clients for {@code duration}; returns the heartbeats done. Connections close at the end.
+   * {@code url}: the heartbeat database's JDBC URL; its {@code rooms} live rooms' ids are md5(n).
    */
+  HeartbeatLoad(DataSource hb, String url, int rooms) throws IOException {
+    this.hb = hb;
+    this.server = URI.create(url.substring("jdbc:".length()));
+    this.script = Files.createTempFile("heartbeat", ".sql");
+    Files.writeString(
+        script,
+        "\\set n random(1, %d)%n%s%n".formatted(rooms, HEARTBEAT.replace("?", roomId(":n"))),
+        StandardCharsets.UTF_8);
+    script.toFile().deleteOnExit();
+  }
+
+  /** The rooms' ids as the script computes them, for the insert that makes the live rooms. */
+  static String roomId(String n) {
+    return "CAST(md5(CAST(" + n + " AS text)) AS uuid)";
+  }
+
+  /** The clients for {@code duration} (whole seconds); returns the heartbeats done. */
   long clients(Duration duration) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+    List<String> command =
+        List.of(
+            "pgbench",
+            "--no-vacuum",
+            "--protocol=prepared",
+            "--client=" + CLIENTS,
+            "--jobs=" + CLIENTS,
+            "--time=" + Math.max(1, duration.toSeconds()),
+            "--file=" + script,
+            "--host=" + server.getHost(),
+            "--port=" + server.getPort(),
+            "--username=postgres",
+            server.getPath().substring(1));
+    Child.Exit exit;
     try {
-      long deadline = System.nanoTime() + duration.toNanos();
-      List<Future<Long>> done = new ArrayList<>();
-      for (int i = 0; i < CLIENTS; i++) {
-        done.add(
-            pool.submit(
-                () -> {
-                  long n = 0;
-                  try (Connection c = DriverManager.getConnection(url, "postgres", "postgres");
-                      PreparedStatement ps = c.prepareStatement(HEARTBEAT)) {
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    while (System.nanoTime() < deadline) {
-                      ps.setObject(1, rooms[random.nextInt(rooms.length)]);
-                      if (ps.executeUpdate() != 1) {
-                        throw new IllegalStateException("heartbeat updated no row");
-                      }
-                      n++;
-                    }
-                  }
-                  return n;
-                }));
-      }
-      long total = 0;
-      for (Future<Long> f : done) {
-        total += f.get();
-      }
-      return total;
-    } finally {
-      pool.shutdown();
+      exit =
+          Child.toExit(
+              new ProcessBuilder(command).redirectErrorStream(true),
+              duration.plus(Duration.ofMinutes(1)));
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "the heartbeat section needs pgbench on the PATH (Debian: postgresql-client)", e);
     }
+    Matcher m = PROCESSED.matcher(exit.output());
+    if (exit.status() != 0 || !m.find()) {
+      throw new IllegalStateException(String.join(" ", command) + " failed:\n" + exit.output());
+    }
+    return Long.parseLong(m.group(1));
   }
 
   Window measure(Duration window) throws Exception {

@@ -14,6 +14,16 @@ import javax.sql.DataSource;
 final class BenchData {
   private final DataSource dataSource;
 
+  /** The JDBC URL of a pool made by {@link #pool}. */
+  static String url(DataSource pool) {
+    String url =
+        pool instanceof com.zaxxer.hikari.HikariDataSource h ? h.getJdbcUrl() : (String) null;
+    if (url == null) {
+      throw new IllegalArgumentException("not a pool with a JDBC URL: " + pool);
+    }
+    return url;
+  }
+
   /** A small pool on {@code url}. */
   static com.zaxxer.hikari.HikariDataSource pool(String url, int size) {
     com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource();

@@ -7,25 +7,38 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import pin.messenger.reaper.app.ReaperCli;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
  * {@code bin/reaper bench [--quick] [--only <sections>] [--charts <dir> | --no-charts]
- * [--worker-jar <path>]}: the reaper against the raw-SQL floor on its own schema, in one run on a
- * fresh embedded PostgreSQL. Every figure is a median of repeated runs; ratios compare runs of the
- * same process. This class starts the server and its databases and runs the sections in the order
- * of {@link Sections#KNOWN}: {@link IdleCycleBench} ({@code idle}: 1), {@link BacklogBench} ({@code
- * backlog}: 2, 3, 3b), {@link ShippedDrainBench} ({@code shipped-drain}: 2s; the production jar as
- * a child process, the only drain section that measures the worker as it ships), {@link
- * ShippedCycleBench} ({@code shipped-cycle}: 2c, the default and idle cycle, likewise), {@link
- * SloBench} ({@code slo}: 4), {@link HeartbeatBench} ({@code heartbeat}), {@link StartupBench}
- * ({@code startup}: 6), {@link RunnerLimitBench} ({@code limit}: the production jar as a child
- * process on an embedded server of its own; {@code --worker-jar <path>}), {@link ScheduleBench}
- * ({@code schedule}: fixed vs next-due, the production jar as two child processes). {@code --only}
- * runs the named sections (to repeat one); the charts go to {@link Charts}.
+ * [--worker-jar <path>]}: the benchmark of docs/benchmarks.md, in one run on a fresh embedded
+ * PostgreSQL. This class starts the server and its databases and runs the sections in the order of
+ * {@link Sections#KNOWN}: {@link IdleCycleBench} ({@code idle}, JMH), {@link BacklogBench} ({@code
+ * backlog}), {@link ShippedDrainBench} ({@code shipped-drain}) and {@link ShippedCycleBench}
+ * ({@code shipped-cycle}) with the production jar as a child process, {@link SloBench} ({@code
+ * slo}), {@link HeartbeatBench} ({@code heartbeat}, pgbench), {@link StartupBench} ({@code
+ * startup}), {@link RunnerLimitBench} ({@code limit}; {@code --worker-jar <path>}) and {@link
+ * ScheduleBench} ({@code schedule}) with the production jar as child processes. {@code --only} runs
+ * the named sections (to repeat one); the charts go to {@link Charts}.
  */
 public final class ReaperBenchmark {
   private ReaperBenchmark() {}
+
+  /**
+   * The benchmark jar's entry point ({@code bin/reaper bench} passes what follows {@code bench}); a
+   * failure is one {@code bench failed: …} line on stderr and exit status 1.
+   */
+  public static void main(String[] args) {
+    int code;
+    try {
+      code = run(List.of(args));
+    } catch (Exception e) {
+      System.err.println("bench failed: " + ReaperCli.describe(e));
+      code = 1;
+    }
+    System.exit(code);
+  }
 
   public static int run(List<String> args) throws Exception {
     boolean quick = args.contains("--quick");
@@ -35,12 +48,7 @@ public final class ReaperBenchmark {
         sections.has("limit") || sections.has("schedule") ? WorkerProcess.jar(args) : Path.of(".");
     // The charts are drawn off-screen.
     System.setProperty("java.awt.headless", "true");
-    // Only the figures: the embedded server and the pool are chatty at INFO. This is the bench's
-    // own JVM: the in-process sections (2, 3, 3b) measure the reaper with its logging off;
-    // shipped-drain runs the production jar in child processes at their default level.
-    ((ch.qos.logback.classic.Logger)
-            org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-        .setLevel(ch.qos.logback.classic.Level.WARN);
+    BenchReport.quietLogging();
     Path dir = Files.createTempDirectory("reaper-bench");
     try (EmbeddedPostgres pg =
             EmbeddedPostgres.builder()

@@ -9,11 +9,11 @@ import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * Section 2s ({@code shipped-drain}): the drain as it ships, measured from outside. The worker is
- * the production jar started by {@code bin/reaper} (its JVM flags and class-data archive) as a
- * child process, logging at its default level (INFO, a {@code conference reaped} line per room)
- * into a pipe this process drains, against a database of the bench's server. Two shapes: a fresh
- * {@code run-once} (a new JVM per drain) and a warm {@code run} worker (started, warmed by a first
+ * Section {@code shipped-drain}: the drain as it ships, measured from outside. The worker is the
+ * production jar started by {@code bin/reaper} (its JVM flags and class-data archive) as a child
+ * process, logging at its default level (INFO, a {@code conference reaped} line per room) into a
+ * pipe this process drains, against a database of the bench's server. Two shapes: a fresh {@code
+ * run-once} (a new JVM per drain) and a warm {@code run} worker (started, warmed by a first
  * backlog, then timed on backlogs committed while it runs). Each is compared with the set-based
  * floor ({@link Floors#SET_BASED_BATCH}) on an identical copy of the database ({@code CREATE
  * DATABASE … TEMPLATE}), in the same repetition, alternating which goes first.
@@ -21,7 +21,8 @@ import pin.messenger.reaper.schema.SchemaMigrations;
  * <p>A drain's time is taken from the lines as they arrive here: from the {@code cycle started}
  * line of the cycle that drains (or the backlog's commit, if later) to its {@code cycle completed}
  * line, which the worker writes after every {@code conference reaped} line of the cycle; the count
- * of those lines is checked. Process start-up is not in it (docs/benchmarks.md, start-up).
+ * of those lines is checked. Process start-up is not in it (docs/benchmarks.md, start-up). No
+ * maintained harness fits: the worker is measured end to end as a process, from its log lines.
  */
 final class ShippedDrainBench {
   private static final int BACKLOG = 20_000;
@@ -46,7 +47,7 @@ final class ShippedDrainBench {
     template();
     report.line(
         String.format(
-            "%n## 2s. Drain as shipped (production jar via bin/reaper, INFO logging into a pipe;"
+            "%n## Drain as shipped (production jar via bin/reaper, INFO logging into a pipe;"
                 + " %,d due empty rooms, 3 roster rows each, every 10th recorded, over 100k history;"
                 + " rows/s from the worker's lines as they arrive, median of %d alternated runs)",
             BACKLOG, reps));
@@ -57,7 +58,7 @@ final class ShippedDrainBench {
     Charts.Series fresh = Charts.Series.of("reaper, fresh run-once");
     Charts.Series warm = Charts.Series.of("reaper, warm run");
     Charts.Series floor = Charts.Series.of("set-based floor");
-    // The command first: drain pause at its default (50 ms between batches).
+    // The default drain pause first (50 ms between batches), as an operator's drain runs.
     row(shipped, 1000, null, reps);
     for (int batch : batches) {
       double[] r = row(shipped, batch, "0s", reps);

@@ -13,21 +13,24 @@ import pin.messenger.reaper.bench.StartupLaunch.Start;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**
- * Section 6: start to first cycle by launch path and JDK. Every launch path ({@link StartupLaunch})
- * starts the production worker ({@code run}) as a process of its own against a database of the
- * bench's server that no other section touches (1,000 live rooms, nothing due), from the repository
- * root: {@code java -jar} on the packed jar, and {@code bin/reaper} (the jar unpacked, with the
- * start-up cache it picks for the JDK: an AppCDS archive on 17, an AOT cache on 25, none with
- * {@code REAPER_CDS=off}). A start is timed from just before the process is created to its first
- * {@code cycle completed} log line; the process's {@code VmRSS} is read right then, and it is
- * stopped with SIGTERM. Per JDK two more paths are timed from process start to exit: {@code
- * bin/reaper run-once} as it ships (nothing due) and its floor, {@link JdbcFloor} (connect, one
- * query, exit) with only the driver on the class path. One unmeasured round first (the launcher
+ * Section {@code startup}: start to first cycle by launch path and JDK. Every launch path ({@link
+ * StartupLaunch}) starts the production worker ({@code run}) as a process of its own against a
+ * database of the bench's server that no other section touches (1,000 live rooms, nothing due),
+ * from the repository root: {@code java -jar} on the packed jar, and {@code bin/reaper} (the jar
+ * unpacked, with the start-up cache it picks for the JDK: an AppCDS archive on 17, an AOT cache on
+ * 25, none with {@code REAPER_CDS=off}). A start is timed from just before the process is created
+ * to its first {@code cycle completed} log line; the process's {@code VmRSS} is read right then,
+ * and it is stopped with SIGTERM. Per JDK two more paths are timed from process start to exit:
+ * {@code bin/reaper run-once} as it ships (nothing due) and its floor, {@link JdbcFloor} (connect,
+ * one query, exit) with only the driver on the class path. One unmeasured round first (the launcher
  * unpacks and trains what is missing, the page cache fills), then rounds in which the paths take
- * turns, the order rotated each round.
+ * turns, the order rotated each round. No maintained harness fits: JMH times code inside a JVM,
+ * this times whole processes from their creation to a log line, across launch paths and JDKs.
  */
 final class StartupBench {
-  /** Issue 23's targets: start to first cycle on 25 (AOT cache) and 17 (AppCDS), ms. */
+  /**
+   * The targets (docs/benchmarks.md): start to first cycle on 25 (AOT cache) and 17 (AppCDS), ms.
+   */
   private static final double TARGET_25_MS = 1_000;
 
   private static final double TARGET_17_MS = 1_600;
@@ -37,8 +40,8 @@ final class StartupBench {
 
   private static final double TARGET_RUN_ONCE_FLOORS = 6;
 
-  /** The resident set at the first cycle before issue 23, at most (MB). */
-  private static final double RSS_BEFORE_MB = 198;
+  /** The target for the resident set at the first cycle, at most (MB). */
+  private static final double TARGET_RSS_MB = 198;
 
   private final int rounds;
   private final BenchServer server;
@@ -56,7 +59,7 @@ final class StartupBench {
   void run() throws Exception {
     Launcher launcher = Launcher.find("startup");
     report.line(
-        "\n## 6. Start to first cycle by launch path and JDK (the production worker's `run` against a"
+        "\n## Start to first cycle by launch path and JDK (the production worker's `run` against a"
             + " database of its own on the bench's server, 1,000 live rooms, nothing due; from process"
             + " start to the first `cycle completed` log line, VmRSS then; median of "
             + rounds
@@ -206,9 +209,9 @@ final class StartupBench {
         path.jdk() >= 25 ? "AOT cache" : "AppCDS",
         ms,
         missedBy(ms, target, "ms"),
-        RSS_BEFORE_MB,
+        TARGET_RSS_MB,
         rssMb,
-        missedBy(rssMb, RSS_BEFORE_MB, "MB"));
+        missedBy(rssMb, TARGET_RSS_MB, "MB"));
   }
 
   private static String missedBy(double value, double target, String unit) {
