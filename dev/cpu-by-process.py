@@ -1,11 +1,7 @@
 #!/usr/bin/env python3
 """Runs a command in a cgroup of its own and prints where its CPU went, by kind of process.
 
-<<<<<<<< HEAD:dev/cpu-by-process.py
     dev/cpu-by-process.py ./mvnw -B verify -pl reaper-it -am -Dtest=NONE \
-========
-    reaper-bench/scripts/cpu-by-process.py ./mvnw -B verify -pl reaper-it -am -Dtest=NONE \
->>>>>>>> bench:reaper-bench/scripts/cpu-by-process.py
         -Dsurefire.failIfNoSpecifiedTests=false -Dreaper.it.forks=1
 
 Every 0.5 s it reads user + system time of each process in the group from /proc (a process is
@@ -14,11 +10,7 @@ and the mean per process. Kinds: the jar's JVMs by command (jar:status, jar:run-
 bin/reaper that had not yet exec'ed its JVM when first seen counts as launcher:<command>), the test
 JVMs, Maven, PostgreSQL and anything else by its executable. The group's own counter gives the
 total; "not attributed" is what ended between two samples (short processes, the last half second
-<<<<<<<< HEAD:dev/cpu-by-process.py
 of each). Needs root and cgroup v1 cpuacct or cgroup v2, as dev/cpu-of.sh. docs/benchmarks.md
-========
-of each). Needs root and cgroup v1 cpuacct or cgroup v2, as cpu-of.sh beside it. docs/benchmarks.md
->>>>>>>> bench:reaper-bench/scripts/cpu-by-process.py
 ("The test command") quotes it.
 """
 import collections
@@ -68,11 +60,7 @@ def kind(cmd):
 
 def main():
     if len(sys.argv) < 2:
-<<<<<<<< HEAD:dev/cpu-by-process.py
         sys.exit("usage: dev/cpu-by-process.py <command> [args...]")
-========
-        sys.exit("usage: reaper-bench/scripts/cpu-by-process.py <command> [args...]")
->>>>>>>> bench:reaper-bench/scripts/cpu-by-process.py
     group, usage = cgroup()
     hz = os.sysconf("SC_CLK_TCK")
     start = time.time()

@@ -3,15 +3,9 @@
 # daemons included (a PostgreSQL that pg_ctl detached, a worker JVM a test left running): /usr/bin/time counts only
 # the children a process waits for. Needs root and a cgroup v1 cpuacct or a cgroup v2 hierarchy. The figures in
 # docs/benchmarks.md ("The test command") come from it, e.g.
-<<<<<<<< HEAD:dev/cpu-of.sh
 #   dev/cpu-of.sh ./mvnw -B -q -o test-compile -Dspotless.check.skip=true
 set -euo pipefail
 (($# > 0)) || { echo "usage: dev/cpu-of.sh <command> [args...]" >&2; exit 2; }
-========
-#   reaper-bench/scripts/cpu-of.sh ./mvnw -B verify
-set -euo pipefail
-(($# > 0)) || { echo "usage: reaper-bench/scripts/cpu-of.sh <command> [args...]" >&2; exit 2; }
->>>>>>>> bench:reaper-bench/scripts/cpu-of.sh
 name="cpu-of-$$"
 if [[ -d /sys/fs/cgroup/cpuacct ]]; then
   group=/sys/fs/cgroup/cpuacct/$name
