@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import pin.messenger.reaper.app.ReaperCli;
+import pin.messenger.reaper.app.cli.ReaperCli;
 
 /**
  * {@code train-archive --jar J --log L -- <java and its options>}: one training start of jar J's
