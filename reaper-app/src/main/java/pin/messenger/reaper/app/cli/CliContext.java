@@ -82,9 +82,9 @@ public final class CliContext {
     all.add("--spring.flyway.enabled=false");
     all.add("--reaper.log-stream=stderr");
     all.add("--spring.main.lazy-initialization=true");
-    ReaperCli.requireDatabase(all);
+    ApplicationContexts.requireDatabase(all);
     Output output;
-    try (ConfigurableApplicationContext ctx = ReaperCli.startCommand(command, all)) {
+    try (ConfigurableApplicationContext ctx = ApplicationContexts.startCommand(command, all)) {
       output =
           work.run(ctx, ctx.getBean(ConferenceRoomReaperOptions.class), ctx.getBean(Clock.class));
     } catch (Exception e) {

@@ -26,12 +26,13 @@ final class MigrateCommand extends CommandBase implements CliCommand.PrintsDocum
   @Override
   public void run(CliContext cli) {
     List<String> options = springOptions();
-    List<ApplicationContextInitializer<?>> database = ReaperCli.database(options, cli.extension());
+    List<ApplicationContextInitializer<?>> database =
+        ApplicationContexts.database(options, cli.extension());
     List<String> withFlyway = new ArrayList<>(options);
     withFlyway.add("--spring.flyway.enabled=true");
     Document document;
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.startOneShot("migrate", withFlyway, database, true)) {
+        ApplicationContexts.startOneShot("migrate", withFlyway, database, true)) {
       // Boot's Flyway support (spring.flyway.* settings, e.g. an owner role) migrated during
       // start-up.
       MigrationInfo current = ctx.getBean(Flyway.class).info().current();

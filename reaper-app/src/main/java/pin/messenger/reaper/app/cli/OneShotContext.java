@@ -12,12 +12,12 @@ import org.springframework.context.annotation.Bean;
  * commands that read or act have a context of their own, {@link CommandContext}): the pool, bound
  * from {@code spring.datasource.*}, and Flyway, bound from {@code spring.flyway.*} (made only where
  * migrations run: {@code migrate}, and {@code run-once} unless {@code
- * reaper.schema.migrate=false}). {@link ReaperCli#startOneShot} starts those commands with
- * auto-configuration otherwise off: in a JFR profile of {@code status} (which started this context
- * then), processing the auto-configurations took ~37 % of the main thread, and without them {@code
- * status} took 0.68× the CPU, the actions 0.78–0.84× (docs/benchmarks.md, "The test command").
- * Everything else such a command uses is the reaper's own configuration (the relay binds {@code
- * spring.kafka.*} itself, tracing is its own OpenTelemetry set-up); what the worker's other
+ * reaper.schema.migrate=false}). {@link ApplicationContexts#startOneShot} starts those commands
+ * with auto-configuration otherwise off: in a JFR profile of {@code status} (which started this
+ * context then), processing the auto-configurations took ~37 % of the main thread, and without them
+ * {@code status} took 0.68× the CPU, the actions 0.78–0.84× (docs/benchmarks.md, "The test
+ * command"). Everything else such a command uses is the reaper's own configuration (the relay binds
+ * {@code spring.kafka.*} itself, tracing is its own OpenTelemetry set-up); what the worker's other
  * auto-configurations make (the web server, Prometheus, the actuator's endpoints) only {@code run}
  * serves. Not a {@code @Configuration}: the worker's component scan must not pick it up; it is
  * added as a source only for those commands.

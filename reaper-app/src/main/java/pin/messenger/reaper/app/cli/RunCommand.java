@@ -13,7 +13,8 @@ final class RunCommand extends CommandBase {
   @Override
   public void run(CliContext cli) {
     List<String> options = springOptions();
-    ReaperCli.start("run", options, Map.of(), ReaperCli.database(options, cli.extension()), true);
+    ApplicationContexts.start(
+        "run", options, Map.of(), ApplicationContexts.database(options, cli.extension()), true);
     cli.exit(CliContext.RUNNING);
   }
 }

@@ -34,7 +34,8 @@ final class RunOnceCommand extends CommandBase implements CliCommand.PrintsDocum
   @Override
   public void run(CliContext cli) {
     List<String> options = springOptions();
-    List<ApplicationContextInitializer<?>> database = ReaperCli.database(options, cli.extension());
+    List<ApplicationContextInitializer<?>> database =
+        ApplicationContexts.database(options, cli.extension());
     AtomicBoolean stopping = new AtomicBoolean();
     AtomicReference<@Nullable Delivery> delivering = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(1);
@@ -56,7 +57,7 @@ final class RunOnceCommand extends CommandBase implements CliCommand.PrintsDocum
     String json;
     int code = 0;
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.startOneShot("run-once", options, database, false)) {
+        ApplicationContexts.startOneShot("run-once", options, database, false)) {
       ConferenceRoomReaper reaper = ctx.getBean(ConferenceRoomReaper.class);
       Clock clock = ctx.getBean(Clock.class);
       CycleResult result =
