@@ -31,6 +31,13 @@ public final class SloMeters implements ReaperObserver {
   public static final String CLOCK_SKEW = "messenger.conf.reaper.clock.skew";
   public static final String NEXT_DUE_SLO_CLOSES = "messenger.conf.reaper.slo.next.due.closes";
 
+  private static final String SLO =
+      "Closes by whether they met the spec's SLO (closed within the window + one polling"
+          + " interval)";
+  private static final String NEXT_DUE =
+      "Closes by whether they met the next-due schedule's objective (closed within the window"
+          + " + 1 s); counted only under reaper.schedule=next-due";
+
   /**
    * The next-due schedule's own objective: a room is closed within its window plus this (the
    * coalescing delay, 200 ms by default, and the cycle's work fit well inside it).
@@ -72,10 +79,10 @@ public final class SloMeters implements ReaperObserver {
               .tag("schedule", options.schedule().label())
               .serviceLevelObjectives(latenessBuckets)
               .register(registry));
-      withinSlo.put(phase, sloCounter(registry, phase, "within"));
-      lateForSlo.put(phase, sloCounter(registry, phase, "late"));
-      withinNextDue.put(phase, nextDueCounter(registry, phase, "within"));
-      lateForNextDue.put(phase, nextDueCounter(registry, phase, "late"));
+      withinSlo.put(phase, closes(registry, SLO_CLOSES, SLO, phase, "within"));
+      lateForSlo.put(phase, closes(registry, SLO_CLOSES, SLO, phase, "late"));
+      withinNextDue.put(phase, closes(registry, NEXT_DUE_SLO_CLOSES, NEXT_DUE, phase, "within"));
+      lateForNextDue.put(phase, closes(registry, NEXT_DUE_SLO_CLOSES, NEXT_DUE, phase, "late"));
     }
     Gauge.builder(
             CLOCK_SKEW,
@@ -90,21 +97,10 @@ public final class SloMeters implements ReaperObserver {
         .register(registry);
   }
 
-  private static Counter sloCounter(MeterRegistry registry, Phase phase, String result) {
-    return Counter.builder(SLO_CLOSES)
-        .description(
-            "Closes by whether they met the spec's SLO (closed within the window + one polling"
-                + " interval)")
-        .tag("phase", phase.label())
-        .tag("result", result)
-        .register(registry);
-  }
-
-  private static Counter nextDueCounter(MeterRegistry registry, Phase phase, String result) {
-    return Counter.builder(NEXT_DUE_SLO_CLOSES)
-        .description(
-            "Closes by whether they met the next-due schedule's objective (closed within the window"
-                + " + 1 s); counted only under reaper.schedule=next-due")
+  private static Counter closes(
+      MeterRegistry registry, String name, String description, Phase phase, String result) {
+    return Counter.builder(name)
+        .description(description)
         .tag("phase", phase.label())
         .tag("result", result)
         .register(registry);
