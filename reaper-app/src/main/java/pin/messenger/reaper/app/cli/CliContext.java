@@ -6,14 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.context.ConfigurableApplicationContext;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.telemetry.ConsoleFlush;
 import pin.messenger.reaper.telemetry.Failures;
-import pin.messenger.reaper.telemetry.QueuedConsoleAppender;
 
 /**
  * What a command runs in: the launcher, stdout (the command's document or answer, nothing else),
  * stderr (errors and usage for a person), and the exit status the command ends with. The process's
  * streams are never swapped: a command that prints a document after its application context has run
- * sends the context's log lines to stderr instead ({@code reaper.log-stream}).
+ * sends the context's log lines to stderr instead ({@code reaper.log-target}).
  */
 public final class CliContext {
   /** The status of a command that keeps running (the worker): the JVM stays up. */
@@ -55,7 +55,7 @@ public final class CliContext {
    * first) and ends with {@code code}.
    */
   void finish(int code, String text) {
-    QueuedConsoleAppender.flushAll();
+    ConsoleFlush.flushAll();
     out.println(text);
     status = code;
   }
@@ -80,7 +80,7 @@ public final class CliContext {
   public void inApplication(String command, List<String> options, InApplication work) {
     List<String> all = new ArrayList<>(options);
     all.add("--spring.flyway.enabled=false");
-    all.add("--reaper.log-stream=stderr");
+    all.add("--reaper.log-target=System.err");
     all.add("--spring.main.lazy-initialization=true");
     ApplicationContexts.requireDatabase(all);
     Output output;

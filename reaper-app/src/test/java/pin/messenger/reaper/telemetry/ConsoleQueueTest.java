@@ -2,11 +2,14 @@ package pin.messenger.reaper.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.AsyncAppender;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
+import ch.qos.logback.core.ConsoleAppender;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,12 +20,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The queued console appender loses no line: not when full, not at flush, not at stop. */
-class QueuedConsoleAppenderTest {
+/**
+ * The console as {@code logback-spring.xml} sets it up (Logback's AsyncAppender feeding a console
+ * appender, {@link ConsoleFlush} first on it) loses no line: not when full, not at flush, not at
+ * stop; and a flush waits for what was logged before it.
+ */
+class ConsoleQueueTest {
   private final PrintStream original = System.out;
   private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
   private final LoggerContext context = new LoggerContext();
-  private QueuedConsoleAppender appender;
+  private AsyncAppender queue;
   private Logger logger;
 
   @BeforeEach
@@ -36,20 +43,35 @@ class QueuedConsoleAppenderTest {
     context.stop();
   }
 
+  /** The shipped settings, but for the queue's length. */
   private void start(int queueSize) {
     context.setMDCAdapter(new LogbackMDCAdapter());
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
     encoder.setPattern("%msg%n");
     encoder.start();
-    appender = new QueuedConsoleAppender();
-    appender.setContext(context);
-    appender.setEncoder(encoder);
-    appender.setQueueSize(queueSize);
-    appender.start();
+    ConsoleFlush flush = new ConsoleFlush();
+    flush.start();
+    ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+    console.setContext(context);
+    console.setEncoder(encoder);
+    console.addFilter(flush);
+    console.start();
+    queue = new AsyncAppender();
+    queue.setContext(context);
+    queue.setQueueSize(queueSize);
+    queue.setDiscardingThreshold(0);
+    queue.setNeverBlock(false);
+    queue.setMaxFlushTime(0);
+    queue.addAppender(console);
+    queue.start();
     logger = context.getLogger("test");
     logger.setLevel(Level.INFO);
-    logger.addAppender(appender);
+    logger.addAppender(queue);
+  }
+
+  private void flushAll() {
+    ConsoleFlush.flushAll(context);
   }
 
   private List<String> lines() {
@@ -59,19 +81,19 @@ class QueuedConsoleAppenderTest {
 
   @Test
   void flush_returns_once_every_line_logged_before_it_is_on_stdout_in_order() {
-    start(QueuedConsoleAppender.DEFAULT_QUEUE_SIZE);
+    start(8192);
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 5000; i++) {
       logger.info("line {}", i);
       expected.add("line " + i);
     }
-    appender.flush();
+    flushAll();
     assertThat(lines()).containsExactlyElementsOf(expected);
   }
 
   @Test
   void a_full_queue_makes_loggers_wait_and_drops_nothing() throws Exception {
-    start(1);
+    start(16);
     int threads = 4;
     int each = 2000;
     CountDownLatch go = new CountDownLatch(1);
@@ -97,30 +119,39 @@ class QueuedConsoleAppenderTest {
     for (Thread th : loggers) {
       th.join();
     }
-    appender.flush();
+    flushAll();
     assertThat(lines()).hasSize(threads * each).doesNotHaveDuplicates();
   }
 
   @Test
   void stop_writes_what_is_still_queued() {
-    start(QueuedConsoleAppender.DEFAULT_QUEUE_SIZE);
+    start(8192);
     for (int i = 0; i < 3000; i++) {
       logger.info("line {}", i);
     }
-    appender.stop();
+    queue.stop();
     assertThat(lines()).hasSize(3000).last().isEqualTo("line 2999");
   }
 
   @Test
   void an_interrupted_logging_thread_still_gets_its_line_written() {
-    start(QueuedConsoleAppender.DEFAULT_QUEUE_SIZE);
+    start(8192);
     Thread.currentThread().interrupt();
     try {
       logger.info("while interrupted");
     } finally {
       assertThat(Thread.interrupted()).isTrue();
     }
-    appender.flush();
+    flushAll();
     assertThat(lines()).containsExactly("while interrupted");
+  }
+
+  @Test
+  void the_flush_marker_is_never_written() {
+    start(8192);
+    flushAll();
+    logger.info("after the flush");
+    flushAll();
+    assertThat(lines()).containsExactly("after the flush");
   }
 }
