@@ -33,11 +33,13 @@ record HttpRecorderClient(RecorderOptions options, HttpClient http, DeliveryTrac
             .header("Idempotency-Key", r.id().toString())
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
-    return tracing
-        .sendAsync(http, request, r, HttpResponse.BodyHandlers.discarding())
-        .handle(
-            (response, error) ->
-                error != null ? RecorderClient.transportError(error) : outcome(response));
+    return RecorderClient.send(
+        tracing,
+        http,
+        request,
+        r,
+        HttpResponse.BodyHandlers.discarding(),
+        HttpRecorderClient::outcome);
   }
 
   static SendOutcome outcome(HttpResponse<?> response) {

@@ -24,11 +24,13 @@ record JibriRecorderClient(RecorderOptions options, HttpClient http, DeliveryTra
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString("{}"))
             .build();
-    return tracing
-        .sendAsync(http, request, r, HttpResponse.BodyHandlers.discarding())
-        .handle(
-            (response, error) ->
-                error != null ? RecorderClient.transportError(error) : outcome(response));
+    return RecorderClient.send(
+        tracing,
+        http,
+        request,
+        r,
+        HttpResponse.BodyHandlers.discarding(),
+        JibriRecorderClient::outcome);
   }
 
   static SendOutcome outcome(HttpResponse<?> response) {
