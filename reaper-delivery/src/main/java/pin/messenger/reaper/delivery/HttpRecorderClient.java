@@ -33,13 +33,7 @@ record HttpRecorderClient(RecorderOptions options, HttpClient http, DeliveryTrac
             .header("Idempotency-Key", r.id().toString())
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
-    return RecorderClient.send(
-        tracing,
-        http,
-        request,
-        r,
-        HttpResponse.BodyHandlers.discarding(),
-        HttpRecorderClient::outcome);
+    return RecorderClient.send(tracing, http, request, r, HttpRecorderClient::outcome);
   }
 
   static SendOutcome outcome(HttpResponse<?> response) {

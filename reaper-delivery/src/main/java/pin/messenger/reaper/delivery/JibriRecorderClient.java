@@ -24,13 +24,7 @@ record JibriRecorderClient(RecorderOptions options, HttpClient http, DeliveryTra
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString("{}"))
             .build();
-    return RecorderClient.send(
-        tracing,
-        http,
-        request,
-        r,
-        HttpResponse.BodyHandlers.discarding(),
-        JibriRecorderClient::outcome);
+    return RecorderClient.send(tracing, http, request, r, JibriRecorderClient::outcome);
   }
 
   static SendOutcome outcome(HttpResponse<?> response) {

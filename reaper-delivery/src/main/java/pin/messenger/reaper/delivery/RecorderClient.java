@@ -64,6 +64,16 @@ interface RecorderClient {
             (response, error) -> error != null ? transportError(error) : outcome.apply(response));
   }
 
+  /** {@link #send} of a call whose answer's body is not read. */
+  static CompletableFuture<SendOutcome> send(
+      DeliveryTracing tracing,
+      HttpClient http,
+      HttpRequest request,
+      StopRequest stop,
+      Function<HttpResponse<Void>, SendOutcome> outcome) {
+    return send(tracing, http, request, stop, HttpResponse.BodyHandlers.discarding(), outcome);
+  }
+
   /** A transport error (no answer) as a failed outcome: retried with backoff. */
   static SendOutcome transportError(Throwable error) {
     Throwable cause = error.getCause() != null ? error.getCause() : error;

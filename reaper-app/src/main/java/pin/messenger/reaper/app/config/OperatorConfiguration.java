@@ -3,12 +3,11 @@ package pin.messenger.reaper.app.config;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import pin.messenger.reaper.app.cli.operator.OperatorCommand;
 import pin.messenger.reaper.app.metrics.PauseMeters;
 
 /**
- * Wiring of the operators' pauses into the worker's meters (the commands themselves are {@link
- * OperatorCommand}); the observer joins the others the reaper is built with.
+ * Wiring of the operators' pauses into the worker's meters (the commands themselves are in {@code
+ * app.cli.operator}); the observer joins the others the reaper is built with.
  */
 @Configuration(proxyBeanMethods = false)
 public class OperatorConfiguration {
