@@ -24,6 +24,15 @@ import com.tngtech.archunit.lang.ArchRule;
  * testing    → anything; no main code depends on it
  * </pre>
  *
+ * Within app, by role:
+ *
+ * <pre>
+ * app (ReaperApplication), app.cli, app.cli.operator  the command line → config, lifecycle, metrics
+ * app.config      configuration and wiring             → lifecycle, metrics
+ * app.lifecycle   loop lifecycle, start-up, heartbeat, health → metrics
+ * app.metrics     meters and gauges                    → none of app's
+ * </pre>
+ *
  * Plus: no cycle between any two of these packages (the layering allows some within a layer, e.g.
  * dev and demo, and says nothing about packages added below one of them); no Spring in core,
  * schema, store, delivery or demo; no JDBC in core; no class outside these packages, so a new
@@ -39,6 +48,11 @@ class ArchitectureTest {
   private static final String DELIVERY = "pin.messenger.reaper.delivery..";
   private static final String TELEMETRY = "pin.messenger.reaper.telemetry..";
   private static final String APP = "pin.messenger.reaper.app..";
+  private static final String APP_ROOT = "pin.messenger.reaper.app";
+  private static final String APP_CLI = "pin.messenger.reaper.app.cli..";
+  private static final String APP_CONFIG = "pin.messenger.reaper.app.config..";
+  private static final String APP_LIFECYCLE = "pin.messenger.reaper.app.lifecycle..";
+  private static final String APP_METRICS = "pin.messenger.reaper.app.metrics..";
   private static final String DEV = "pin.messenger.reaper.dev..";
   private static final String DEMO = "pin.messenger.reaper.demo..";
   private static final String BENCH = "pin.messenger.reaper.bench..";
@@ -89,6 +103,31 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage(BENCH);
+
+  @ArchTest
+  static final ArchRule app_packages_depend_by_role =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("command line")
+          .definedBy(APP_ROOT, APP_CLI)
+          .layer("config")
+          .definedBy(APP_CONFIG)
+          .layer("lifecycle")
+          .definedBy(APP_LIFECYCLE)
+          .layer("metrics")
+          .definedBy(APP_METRICS)
+          .whereLayer("command line")
+          .mayNotBeAccessedByAnyLayer()
+          .whereLayer("config")
+          .mayOnlyBeAccessedByLayers("command line")
+          .whereLayer("lifecycle")
+          .mayOnlyBeAccessedByLayers("command line", "config")
+          .whereLayer("metrics")
+          .mayOnlyBeAccessedByLayers("command line", "config", "lifecycle");
+
+  @ArchTest
+  static final ArchRule no_cycle_between_the_packages_of_app =
+      slices().matching("pin.messenger.reaper.app.(*)..").should().beFreeOfCycles();
 
   @ArchTest
   static final ArchRule no_package_cycles =

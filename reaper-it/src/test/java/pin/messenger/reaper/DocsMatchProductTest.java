@@ -97,7 +97,8 @@ class DocsMatchProductTest {
           .doesNotContain("bin/reaper prepare at build time");
     }
     String indicator =
-        read("reaper-app/src/main/java/pin/messenger/reaper/app/ReaperLivenessIndicator.java");
+        read(
+            "reaper-app/src/main/java/pin/messenger/reaper/app/lifecycle/ReaperLivenessIndicator.java");
     assertThat(indicator).contains("lock-ttl + polling-interval");
     assertThat(read("ops/kubernetes/README.md").replaceAll("\\s+", " "))
         .contains("has started no cycle for `lock-ttl + polling-interval`");

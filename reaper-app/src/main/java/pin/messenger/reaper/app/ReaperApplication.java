@@ -1,6 +1,7 @@
 package pin.messenger.reaper.app;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import pin.messenger.reaper.app.cli.ReaperCli;
 
 /** The worker's Spring Boot application; {@link ReaperCli} is the entry point. */
 @SpringBootApplication

@@ -18,6 +18,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import pin.messenger.reaper.app.cli.ReaperCli;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.InvalidOptionsException;
 import pin.messenger.reaper.testing.Rooms;

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import pin.messenger.reaper.app.ReaperCli;
+import pin.messenger.reaper.app.cli.ReaperCli;
 import pin.messenger.reaper.schema.SchemaMigrations;
 
 /**

@@ -13,16 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * 404 and 409 mean the recording is already stopped (delivered too); anything else is a failed
  * call.
  */
-final class HttpRecorderClient implements RecorderClient {
-  private final RecorderOptions options;
-  private final HttpClient http;
-  private final DeliveryTracing tracing;
-
-  HttpRecorderClient(RecorderOptions options, HttpClient http, DeliveryTracing tracing) {
-    this.options = options;
-    this.http = http;
-    this.tracing = tracing;
-  }
+record HttpRecorderClient(RecorderOptions options, HttpClient http, DeliveryTracing tracing)
+    implements RecorderClient {
 
   @Override
   public CompletableFuture<SendOutcome> stop(StopRequest r) {
@@ -41,22 +33,18 @@ final class HttpRecorderClient implements RecorderClient {
             .header("Idempotency-Key", r.id().toString())
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
-    return tracing
-        .sendAsync(http, request, r, HttpResponse.BodyHandlers.discarding())
-        .handle(
-            (response, error) -> {
-              if (error != null) {
-                return RecorderClient.transportError(error);
-              }
-              int status = response.statusCode();
-              if (RecorderClient.ok(response)) {
-                return SendOutcome.delivered(null);
-              }
-              if (status == 404 || status == 409) {
-                return SendOutcome.delivered("HTTP " + status + ": treated as already stopped");
-              }
-              return SendOutcome.failed("HTTP " + status);
-            });
+    return RecorderClient.send(tracing, http, request, r, HttpRecorderClient::outcome);
+  }
+
+  static SendOutcome outcome(HttpResponse<?> response) {
+    int status = response.statusCode();
+    if (RecorderClient.ok(response)) {
+      return SendOutcome.delivered(null);
+    }
+    if (status == 404 || status == 409) {
+      return SendOutcome.delivered("HTTP " + status + ": treated as already stopped");
+    }
+    return SendOutcome.failed("HTTP " + status);
   }
 
   URI stopUri(UUID recordingId) {

@@ -12,18 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * when idle, so a repeated stop is harmless: 2xx is delivered, anything else a failed call (retried
  * with backoff).
  */
-final class JibriRecorderClient implements RecorderClient {
+record JibriRecorderClient(RecorderOptions options, HttpClient http, DeliveryTracing tracing)
+    implements RecorderClient {
   static final String STOP_PATH = "jibri/api/v1.0/stopService";
-
-  private final RecorderOptions options;
-  private final HttpClient http;
-  private final DeliveryTracing tracing;
-
-  JibriRecorderClient(RecorderOptions options, HttpClient http, DeliveryTracing tracing) {
-    this.options = options;
-    this.http = http;
-    this.tracing = tracing;
-  }
 
   @Override
   public CompletableFuture<SendOutcome> stop(StopRequest r) {
@@ -33,17 +24,13 @@ final class JibriRecorderClient implements RecorderClient {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString("{}"))
             .build();
-    return tracing
-        .sendAsync(http, request, r, HttpResponse.BodyHandlers.discarding())
-        .handle(
-            (response, error) -> {
-              if (error != null) {
-                return RecorderClient.transportError(error);
-              }
-              return RecorderClient.ok(response)
-                  ? SendOutcome.delivered(null)
-                  : SendOutcome.failed("Jibri HTTP " + response.statusCode());
-            });
+    return RecorderClient.send(tracing, http, request, r, JibriRecorderClient::outcome);
+  }
+
+  static SendOutcome outcome(HttpResponse<?> response) {
+    return RecorderClient.ok(response)
+        ? SendOutcome.delivered(null)
+        : SendOutcome.failed("Jibri HTTP " + response.statusCode());
   }
 
   URI stopUri() {

@@ -55,20 +55,14 @@ final class LeasedDelivery<R extends LeasedRow> {
   private final DeliveryObserver observer;
 
   LeasedDelivery(
-      LeasedRows<R> rows,
-      Sender<R> sender,
-      int batchSize,
-      Duration lease,
-      int maxAttempts,
-      Backoff backoff,
-      DeliveryObserver observer) {
+      LeasedRows<R> rows, Sender<R> sender, LeaseOptions options, DeliveryObserver observer) {
     this.table = rows.table();
     this.rows = rows;
     this.sender = sender;
-    this.batchSize = batchSize;
-    this.lease = lease;
-    this.maxAttempts = maxAttempts;
-    this.backoff = backoff;
+    this.batchSize = options.batchSize();
+    this.lease = options.lease();
+    this.maxAttempts = options.maxAttempts();
+    this.backoff = options.backoff();
     this.observer = observer == null ? DeliveryObserver.NONE : observer;
   }
 

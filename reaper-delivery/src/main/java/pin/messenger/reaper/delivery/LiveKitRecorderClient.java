@@ -95,11 +95,13 @@ final class LiveKitRecorderClient implements RecorderClient {
       return CompletableFuture.completedFuture(
           SendOutcome.giveUp("cannot sign the LiveKit token: " + SendOutcome.describe(e)));
     }
-    return tracing
-        .sendAsync(http, request, r, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
-        .handle(
-            (response, error) ->
-                error != null ? RecorderClient.transportError(error) : outcome(response));
+    return RecorderClient.send(
+        tracing,
+        http,
+        request,
+        r,
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8),
+        LiveKitRecorderClient::outcome);
   }
 
   static SendOutcome outcome(HttpResponse<String> response) {

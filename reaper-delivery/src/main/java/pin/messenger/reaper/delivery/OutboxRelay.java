@@ -85,13 +85,7 @@ public final class OutboxRelay implements DeliveryLoop.Step, AutoCloseable {
             new DeliveryTracing(openTelemetry));
     this.delivery =
         new LeasedDelivery<>(
-            store.outbox("relay-" + UUID.randomUUID()),
-            kafka,
-            options.batchSize(),
-            options.lease(),
-            options.maxAttempts(),
-            new Backoff(options.retryBase(), options.retryCap()),
-            this.observer);
+            store.outbox("relay-" + UUID.randomUUID()), kafka, options, this.observer);
   }
 
   @Override

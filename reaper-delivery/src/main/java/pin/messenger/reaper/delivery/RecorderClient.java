@@ -2,9 +2,11 @@ package pin.messenger.reaper.delivery;
 
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +45,33 @@ interface RecorderClient {
         .version(HttpClient.Version.HTTP_1_1)
         .followRedirects(HttpClient.Redirect.NEVER)
         .build();
+  }
+
+  /**
+   * Sends {@code request} for {@code stop} through {@code tracing}'s client span: a transport error
+   * is a failed outcome ({@link #transportError}), an answer is what {@code outcome} reads in it.
+   */
+  static <T> CompletableFuture<SendOutcome> send(
+      DeliveryTracing tracing,
+      HttpClient http,
+      HttpRequest request,
+      StopRequest stop,
+      HttpResponse.BodyHandler<T> body,
+      Function<HttpResponse<T>, SendOutcome> outcome) {
+    return tracing
+        .sendAsync(http, request, stop, body)
+        .handle(
+            (response, error) -> error != null ? transportError(error) : outcome.apply(response));
+  }
+
+  /** {@link #send} of a call whose answer's body is not read. */
+  static CompletableFuture<SendOutcome> send(
+      DeliveryTracing tracing,
+      HttpClient http,
+      HttpRequest request,
+      StopRequest stop,
+      Function<HttpResponse<Void>, SendOutcome> outcome) {
+    return send(tracing, http, request, stop, HttpResponse.BodyHandlers.discarding(), outcome);
   }
 
   /** A transport error (no answer) as a failed outcome: retried with backoff. */

@@ -44,7 +44,8 @@ public record RecorderOptions(
     Duration retryCap,
     Kind kind,
     LiveKit livekit,
-    Jibri jibri) {
+    Jibri jibri)
+    implements LeaseOptions {
 
   /** The recorder's wire format; one {@link RecorderClient} each. */
   public enum Kind {

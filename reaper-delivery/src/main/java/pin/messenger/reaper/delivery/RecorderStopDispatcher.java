@@ -58,10 +58,7 @@ public final class RecorderStopDispatcher implements DeliveryLoop.Step {
             new DeliveryStore(dataSource, options.statementTimeout())
                 .stopRequests("recorder-" + UUID.randomUUID()),
             call,
-            options.batchSize(),
-            options.lease(),
-            options.maxAttempts(),
-            new Backoff(options.retryBase(), options.retryCap()),
+            options,
             this.observer);
   }
 

@@ -41,7 +41,8 @@ public record RelayOptions(
     int retentionBatch,
     String source,
     Duration sendTimeout,
-    Duration outageLogInterval) {
+    Duration outageLogInterval)
+    implements LeaseOptions {
 
   public static final String DEFAULT_SOURCE = "/pin/messenger/conference-room-reaper";
 

@@ -148,17 +148,7 @@ public final class MessengerSimulator {
       return false;
     }
     if (r.rejoinAt != null && !now.isBefore(r.rejoinAt)) {
-      int n =
-          exec(
-              c,
-              """
-              UPDATE messenger.conference_sessions
-                 SET active_participant_count = 1, last_activity_at = ?, updated_at = ?
-               WHERE id = ? AND status = 'Active'
-              """,
-              ts(now),
-              ts(now),
-              r.id);
+      int n = participants(c, r, 1, now);
       exec(
           c,
           "INSERT INTO messenger.conference_participants VALUES (?, ?, ?, NULL)",
@@ -206,17 +196,7 @@ public final class MessengerSimulator {
         return true;
       }
       case ALL_LEAVE, REJOIN_WITHIN_GRACE -> {
-        // The rejoin update's twin with 0 participants: each messenger event stays its own SQL.
-        exec(
-            c,
-            """
-            UPDATE messenger.conference_sessions
-               SET active_participant_count = 0, last_activity_at = ?, updated_at = ?
-             WHERE id = ? AND status = 'Active'
-            """,
-            ts(now),
-            ts(now),
-            r.id);
+        participants(c, r, 0, now);
         exec(
             c,
             "UPDATE messenger.conference_participants SET left_at = ? WHERE conference_id = ? AND left_at IS NULL",
@@ -288,5 +268,21 @@ public final class MessengerSimulator {
       }
       return ps.executeUpdate();
     }
+  }
+
+  /** The messenger's side of a join or a leave: the active count and the activity time. */
+  private static int participants(Connection c, Room r, int count, Instant now)
+      throws SQLException {
+    return exec(
+        c,
+        """
+        UPDATE messenger.conference_sessions
+           SET active_participant_count = ?, last_activity_at = ?, updated_at = ?
+         WHERE id = ? AND status = 'Active'
+        """,
+        count,
+        ts(now),
+        ts(now),
+        r.id);
   }
 }

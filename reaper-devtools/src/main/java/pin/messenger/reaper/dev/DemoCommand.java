@@ -15,9 +15,10 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import pin.messenger.reaper.app.DurationOption;
-import pin.messenger.reaper.app.ReaperCli;
-import pin.messenger.reaper.app.ReaperLoopLifecycle;
+import pin.messenger.reaper.app.cli.ApplicationContexts;
+import pin.messenger.reaper.app.cli.DurationOption;
+import pin.messenger.reaper.app.cli.ReaperCli;
+import pin.messenger.reaper.app.lifecycle.ReaperLoopLifecycle;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.ReaperObserver;
@@ -118,7 +119,7 @@ final class DemoCommand {
     Runtime.getRuntime().addShutdownHook(hook);
     ScheduledExecutorService messenger = Executors.newSingleThreadScheduledExecutor();
     try (ConfigurableApplicationContext ctx =
-        ReaperCli.start("demo", args, DEMO_DEFAULTS, List.of(demo), false)) {
+        ApplicationContexts.start("demo", args, DEMO_DEFAULTS, List.of(demo), false)) {
       ConferenceRoomReaperOptions options = ctx.getBean(ConferenceRoomReaperOptions.class);
       DataSource dataSource = ctx.getBean(DataSource.class);
       MessengerSimulator simulator =

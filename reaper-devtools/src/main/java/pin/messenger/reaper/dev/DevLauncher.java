@@ -5,7 +5,7 @@ import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import pin.messenger.reaper.app.ReaperCli;
+import pin.messenger.reaper.app.cli.ReaperCli;
 
 /**
  * The development launcher behind {@code bin/reaper}: the worker's commands, plus {@code demo}, and

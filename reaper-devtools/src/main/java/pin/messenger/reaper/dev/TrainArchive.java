@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.springframework.boot.logging.LogLevel;
 import org.springframework.boot.logging.LoggingSystem;
-import pin.messenger.reaper.app.ReaperCli;
+import pin.messenger.reaper.app.cli.ReaperCli;
 
 /**
  * {@code train-archive --jar J --log L -- <java and its options>}: one training start of jar J's

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
-import pin.messenger.reaper.app.ReaperCli;
+import pin.messenger.reaper.app.cli.ReaperCli;
 
 /**
  * {@code bin/reaper demo}'s command line, where it lives: the development launcher. A bad one is

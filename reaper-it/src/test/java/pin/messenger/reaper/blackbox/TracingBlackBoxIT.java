@@ -245,7 +245,7 @@ class TracingBlackBoxIT {
     assertThat(
             all.lines()
                 .filter(l -> l.contains(setting) && !l.startsWith("{\"error\""))
-                .filter(l -> !l.contains("\"logger\":\"pin.messenger.reaper.app.Failures\"")))
+                .filter(l -> !l.contains("\"logger\":\"pin.messenger.reaper.telemetry.Failures\"")))
         .as(all)
         .singleElement()
         .satisfies(l -> assertThat(l).contains(setting + "=grpc").contains("http/protobuf"));

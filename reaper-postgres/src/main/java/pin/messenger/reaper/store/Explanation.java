@@ -1,6 +1,8 @@
 package pin.messenger.reaper.store;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,12 +95,32 @@ public final class Explanation {
       int attempts,
       @Nullable String lastError,
       @Nullable Instant quarantinedAt,
-      @Nullable String correlationId) {}
+      @Nullable String correlationId) {
+    static OutboxEntry read(ResultSet rs) throws SQLException {
+      return new OutboxEntry(
+          Jdbc.uuid(rs, "id"),
+          rs.getLong("seq"),
+          Jdbc.requiredInstant(rs, "occurred_at"),
+          Jdbc.instant(rs, "published_at"),
+          rs.getInt("attempts"),
+          rs.getString("last_error"),
+          Jdbc.instant(rs, "quarantined_at"),
+          rs.getString("correlation_id"));
+    }
+  }
 
   /** One row of {@code messenger.realtime_outbox}. */
   @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
   public record RealtimeEntry(
-      UUID id, String kind, Instant createdAt, @Nullable Instant dispatchedAt) {}
+      UUID id, String kind, Instant createdAt, @Nullable Instant dispatchedAt) {
+    static RealtimeEntry read(ResultSet rs) throws SQLException {
+      return new RealtimeEntry(
+          Jdbc.uuid(rs, "id"),
+          rs.getString("kind"),
+          Jdbc.requiredInstant(rs, "created_at"),
+          Jdbc.instant(rs, "dispatched_at"));
+    }
+  }
 
   /** One row of {@code messenger.recorder_stop_requests}. */
   @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -109,7 +131,18 @@ public final class Explanation {
       @Nullable Instant deliveredAt,
       int attempts,
       @Nullable String lastError,
-      @Nullable Instant gaveUpAt) {}
+      @Nullable Instant gaveUpAt) {
+    static StopRequestEntry read(ResultSet rs) throws SQLException {
+      return new StopRequestEntry(
+          Jdbc.uuid(rs, "id"),
+          Jdbc.uuid(rs, "recording_id"),
+          Jdbc.requiredInstant(rs, "created_at"),
+          Jdbc.instant(rs, "delivered_at"),
+          rs.getInt("attempts"),
+          rs.getString("last_error"),
+          Jdbc.instant(rs, "gave_up_at"));
+    }
+  }
 
   private final DataSource dataSource;
   private final RowLockProbe rowLock;
@@ -166,10 +199,10 @@ public final class Explanation {
           verdicts,
           pauses.activeAt(asOf),
           lock,
-          Jdbc.records(
-              c, OutboxEntry.class, OUTBOX_OF, String.valueOf(row.get("deal_id")), id.toString()),
-          Jdbc.records(c, RealtimeEntry.class, REALTIME_OF, id),
-          Jdbc.records(c, StopRequestEntry.class, STOPS_OF, id));
+          Jdbc.list(
+              c, OUTBOX_OF, OutboxEntry::read, String.valueOf(row.get("deal_id")), id.toString()),
+          Jdbc.list(c, REALTIME_OF, RealtimeEntry::read, id),
+          Jdbc.list(c, STOPS_OF, StopRequestEntry::read, id));
     }
   }
 

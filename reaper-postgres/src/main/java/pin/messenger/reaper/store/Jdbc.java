@@ -1,12 +1,10 @@
 package pin.messenger.reaper.store;
 
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.RecordComponent;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -16,8 +14,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -104,6 +102,11 @@ final class Jdbc {
     return t == null ? null : t.toInstant();
   }
 
+  /** A timestamp column that is never null (NOT NULL in the table, or computed). */
+  static Instant requiredInstant(ResultSet rs, String column) throws SQLException {
+    return Objects.requireNonNull(instant(rs, column), column);
+  }
+
   static UUID uuid(ResultSet rs, String column) throws SQLException {
     return rs.getObject(column, UUID.class);
   }
@@ -156,53 +159,19 @@ final class Jdbc {
   }
 
   /**
-   * Every row of a query as a column map in the statement's column order, timestamps as {@link
-   * Instant}: for answers whose columns are the table's own (explain's session row, the operator
-   * documents).
+   * Reads the result set's current row into a value: each answer record's own {@code read}, column
+   * by column. Explicit rather than a reflective mapper: the store is plain JDBC by design (no
+   * Spring, so no {@code DataClassRowMapper}), and a record's columns are then written where the
+   * record is, checked by the compiler.
    */
-  static List<Map<String, Object>> rows(Connection c, String sql, @Nullable Object... params)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      List<Map<String, Object>> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        int n = rs.getMetaData().getColumnCount();
-        while (rs.next()) {
-          Map<String, Object> m = new LinkedHashMap<>();
-          for (int i = 1; i <= n; i++) {
-            Object v = rs.getObject(i);
-            if (v instanceof Timestamp) {
-              v = rs.getObject(i, OffsetDateTime.class).toInstant();
-            }
-            m.put(rs.getMetaData().getColumnLabel(i), v);
-          }
-          out.add(m);
-        }
-      }
-      return out;
-    }
+  @FunctionalInterface
+  interface RowReader<R> {
+    R read(ResultSet rs) throws SQLException;
   }
 
-  /**
-   * Every row of a query as a record, much as Spring's {@code DataClassRowMapper} does: each
-   * component reads the column of its name in snake case ({@code xactStart} reads {@code
-   * xact_start}); {@link Instant} from a timestamp, a {@link List} from a JSON array (text or
-   * jsonb), anything else as the driver converts it. A record the statement does not fit fails at
-   * its first row.
-   */
-  static <R extends Record> List<R> records(
-      Connection c, Class<R> type, String sql, @Nullable Object... params) throws SQLException {
-    RecordComponent[] components = type.getRecordComponents();
-    Class<?>[] types =
-        Arrays.stream(components).map(RecordComponent::getType).toArray(Class[]::new);
-    Constructor<R> constructor;
-    try {
-      constructor = type.getDeclaredConstructor(types);
-    } catch (NoSuchMethodException e) {
-      throw new IllegalStateException(type + " has no canonical constructor", e);
-    }
+  /** Every row of a query, each read by {@code reader}; {@code params} are bound in order. */
+  static <R> List<R> list(Connection c, String sql, RowReader<R> reader, @Nullable Object... params)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < params.length; i++) {
         ps.setObject(i + 1, params[i]);
@@ -210,35 +179,33 @@ final class Jdbc {
       List<R> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          @Nullable Object[] values = new Object[components.length];
-          for (int i = 0; i < components.length; i++) {
-            values[i] = column(rs, snakeCase(components[i].getName()), types[i]);
-          }
-          try {
-            out.add(constructor.newInstance(values));
-          } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
-          }
+          out.add(reader.read(rs));
         }
       }
       return out;
     }
   }
 
-  private static @Nullable Object column(ResultSet rs, String column, Class<?> type)
+  /**
+   * Every row of a query as a column map in the statement's column order, timestamps as {@link
+   * Instant}: for answers whose columns are the table's own (explain's session row, the operator
+   * documents).
+   */
+  static List<Map<String, Object>> rows(Connection c, String sql, @Nullable Object... params)
       throws SQLException {
-    if (type == Instant.class) {
-      return instant(rs, column);
-    }
-    if (type == List.class) {
-      return jsonList(rs.getObject(column));
-    }
-    Class<?> boxed = type.isPrimitive() ? MethodType.methodType(type).wrap().returnType() : type;
-    return rs.getObject(column, boxed);
+    return list(c, sql, Jdbc::columns, params);
   }
 
-  /** {@code xactStart} → {@code xact_start}: the column a record component reads. */
-  static String snakeCase(String name) {
-    return name.replaceAll("([A-Z])", "_$1").toLowerCase(Locale.ROOT);
+  private static Map<String, Object> columns(ResultSet rs) throws SQLException {
+    ResultSetMetaData meta = rs.getMetaData();
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (int i = 1; i <= meta.getColumnCount(); i++) {
+      Object v = rs.getObject(i);
+      if (v instanceof Timestamp) {
+        v = rs.getObject(i, OffsetDateTime.class).toInstant();
+      }
+      m.put(meta.getColumnLabel(i), v);
+    }
+    return m;
   }
 }

@@ -168,26 +168,37 @@ public final class OperatorActions {
 
   /** Quarantined outbox rows back to pending (since {@code since}, or all when null). */
   public Outcome requeueQuarantined(Request request, @Nullable Instant since) throws SQLException {
-    return ActionTransaction.run(
-        dataSource,
+    return requeue(
         request,
-        c -> Jdbc.rows(c, QUARANTINED, Jdbc.ts(since)),
-        (c, rows) ->
-            ActionTransaction.update(
-                c, REQUEUE_QUARANTINED, Jdbc.uuidArray(c, ActionTransaction.ids(rows))),
+        since,
+        QUARANTINED,
+        REQUEUE_QUARANTINED,
         "no quarantined outbox row" + (since == null ? "" : " quarantined since " + since));
   }
 
   /** Given-up recorder stop requests back to pending (since {@code since}, or all when null). */
   public Outcome requeueGivenUp(Request request, @Nullable Instant since) throws SQLException {
+    return requeue(
+        request,
+        since,
+        GIVEN_UP,
+        REQUEUE_GIVEN_UP,
+        "no given-up recorder stop request" + (since == null ? "" : " given up since " + since));
+  }
+
+  /**
+   * The failed rows {@code select} finds (since {@code since}) back to pending by {@code update}.
+   */
+  private Outcome requeue(
+      Request request, @Nullable Instant since, String select, String update, String noneFound)
+      throws SQLException {
     return ActionTransaction.run(
         dataSource,
         request,
-        c -> Jdbc.rows(c, GIVEN_UP, Jdbc.ts(since)),
+        c -> Jdbc.rows(c, select, Jdbc.ts(since)),
         (c, rows) ->
-            ActionTransaction.update(
-                c, REQUEUE_GIVEN_UP, Jdbc.uuidArray(c, ActionTransaction.ids(rows))),
-        "no given-up recorder stop request" + (since == null ? "" : " given up since " + since));
+            ActionTransaction.update(c, update, Jdbc.uuidArray(c, ActionTransaction.ids(rows))),
+        noneFound);
   }
 
   /** The newest audit rows, newest first; {@code arguments} as a map. */

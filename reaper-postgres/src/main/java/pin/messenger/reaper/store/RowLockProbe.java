@@ -67,7 +67,17 @@ public final class RowLockProbe {
       @Nullable String clientAddr,
       @Nullable Instant xactStart,
       @Nullable String state,
-      @Nullable String query) {}
+      @Nullable String query) {
+    static Holder read(ResultSet rs) throws SQLException {
+      return new Holder(
+          rs.getObject("pid", Integer.class),
+          rs.getString("application_name"),
+          rs.getString("client_addr"),
+          Jdbc.instant(rs, "xact_start"),
+          rs.getString("state"),
+          rs.getString("query"));
+    }
+  }
 
   private final DataSource dataSource;
 
@@ -119,7 +129,7 @@ public final class RowLockProbe {
       List<Holder> blockers = List.of();
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(250);
       while (!free.isDone() && System.nanoTime() < deadline) {
-        blockers = Jdbc.records(observer, Holder.class, BLOCKERS, pid);
+        blockers = Jdbc.list(observer, BLOCKERS, Holder::read, pid);
         if (!blockers.isEmpty()) {
           break;
         }

@@ -182,10 +182,29 @@ public final class Runners {
       @Nullable Instant lastCycleCompletedAt,
       @Nullable Boolean lastCycleHeldLock,
       List<Object> pausedPhases,
-      @Nullable Instant stoppedAt) {}
+      @Nullable Instant stoppedAt) {
+    static Runner read(ResultSet rs) throws SQLException {
+      return new Runner(
+          rs.getString("instance_id"),
+          rs.getString("host"),
+          rs.getObject("pid", Long.class),
+          rs.getString("version"),
+          Jdbc.requiredInstant(rs, "started_at"),
+          Jdbc.requiredInstant(rs, "last_seen_at"),
+          rs.getString("state"),
+          rs.getBigDecimal("seen_seconds_ago"),
+          rs.getLong("silent_after_ms"),
+          rs.getString("last_cycle_id"),
+          Jdbc.instant(rs, "last_cycle_started_at"),
+          Jdbc.instant(rs, "last_cycle_completed_at"),
+          rs.getObject("last_cycle_held_lock", Boolean.class),
+          Jdbc.jsonList(rs.getObject("paused_phases")),
+          Jdbc.instant(rs, "stopped_at"));
+    }
+  }
 
   /** Every runner's row for {@code status}, live first. */
   static List<Runner> list(Connection c) throws SQLException {
-    return Jdbc.records(c, Runner.class, LIST);
+    return Jdbc.list(c, LIST, Runner::read);
   }
 }

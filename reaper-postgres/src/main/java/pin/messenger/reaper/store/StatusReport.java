@@ -1,6 +1,7 @@
 package pin.messenger.reaper.store;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -102,7 +103,17 @@ public final class StatusReport {
       @Nullable String clientAddr,
       @Nullable Instant xactStart,
       @Nullable String state,
-      @Nullable Instant stateChange) {}
+      @Nullable Instant stateChange) {
+    static RunLockHolder read(ResultSet rs) throws SQLException {
+      return new RunLockHolder(
+          rs.getObject("pid", Integer.class),
+          rs.getString("application_name"),
+          rs.getString("client_addr"),
+          Jdbc.instant(rs, "xact_start"),
+          rs.getString("state"),
+          Jdbc.instant(rs, "state_change"));
+    }
+  }
 
   /** A row the reaper could not close, with its last error. */
   @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -112,7 +123,17 @@ public final class StatusReport {
       int reaperAttempts,
       @Nullable String reaperLastError,
       @Nullable Instant reaperLastErrorAt,
-      @Nullable Instant reaperNextAttemptAt) {}
+      @Nullable Instant reaperNextAttemptAt) {
+    static PoisonRow read(ResultSet rs) throws SQLException {
+      return new PoisonRow(
+          Jdbc.uuid(rs, "id"),
+          rs.getString("status"),
+          rs.getInt("reaper_attempts"),
+          rs.getString("reaper_last_error"),
+          Jdbc.instant(rs, "reaper_last_error_at"),
+          Jdbc.instant(rs, "reaper_next_attempt_at"));
+    }
+  }
 
   private final DataSource dataSource;
   private final PostgresReaperStore store;
@@ -139,7 +160,7 @@ public final class StatusReport {
     Schedule schedule = schedule(asOf, options);
     try (Connection c = dataSource.getConnection()) {
       List<RunLockHolder> holders =
-          Jdbc.records(c, RunLockHolder.class, AdvisoryRunLock.HOLDER, AdvisoryRunLock.NAME);
+          Jdbc.list(c, AdvisoryRunLock.HOLDER, RunLockHolder::read, AdvisoryRunLock.NAME);
       return new Status(
           asOf.toString(),
           phases,
@@ -150,7 +171,7 @@ public final class StatusReport {
           Pauses.read(c).activeAt(asOf),
           ((Number) Objects.requireNonNull(Jdbc.rows(c, POISON_COUNT).get(0).get("count")))
               .longValue(),
-          Jdbc.records(c, PoisonRow.class, POISON, POISON_LISTED),
+          Jdbc.list(c, POISON, PoisonRow::read, POISON_LISTED),
           Diagnostics.read(c, Duration.ZERO),
           store.outbox().mode().label());
     }
