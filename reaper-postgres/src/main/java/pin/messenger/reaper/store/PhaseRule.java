@@ -13,8 +13,14 @@ import pin.messenger.reaper.core.Phase;
  * PostgreSQL that they select exactly the rows the decision would not skip.
  *
  * <p>Fragments use the alias {@code s} for {@code messenger.conference_sessions}. The status is a
- * literal, not a parameter, so that the planner can prove the partial index {@code ix_conf_active}
- * ({@code WHERE status IN ('Provisioning','Active')}) applies.
+ * literal, not a parameter, so that the planner can prove the partial indexes ({@code WHERE status
+ * IN ('Provisioning','Active')}) apply.
+ *
+ * <p>Where a phase's rows are found ({@link #visited}): stale-live and provision-timeout by the
+ * reaper's deadline ({@code reaper_due_at}, index {@code ix_conf_due}: only rows whose deadline has
+ * come, or that were never armed), empty-room by the empty range of {@code ix_conf_active}. The
+ * deadline is never later than the instant the row becomes claimable ({@link Deadlines}), so {@code
+ * visited AND claimable} selects exactly the rows {@code claimable} does.
  */
 final class PhaseRule {
 
@@ -33,9 +39,14 @@ final class PhaseRule {
   static final String NOT_BACKING_OFF =
       "(" + NEXT_ATTEMPT + " IS NULL OR " + NEXT_ATTEMPT + " <= ?)";
 
+  /** The reaper's deadline (V8): written only by {@link Deadlines#REARM}; null: never armed. */
+  static final String DUE_AT = "s.reaper_due_at";
+
   private final Phase phase;
   private final String candidate;
   private final String due;
+  private final String visited;
+  private final String reached;
 
   private PhaseRule(Phase phase) {
     this.phase = phase;
@@ -45,6 +56,8 @@ final class PhaseRule {
     }
     this.candidate = sql.toString();
     this.due = candidate + " AND " + column() + " <= ?";
+    this.reached = byDeadline() ? "(%s IS NULL OR %s <= ?)".formatted(DUE_AT, DUE_AT) : "TRUE";
+    this.visited = byDeadline() ? "s.status = '" + phase.from() + "' AND " + reached : candidate;
   }
 
   static PhaseRule of(Phase phase) {
@@ -77,6 +90,34 @@ final class PhaseRule {
    */
   String dueAt() {
     return "greatest(" + column() + " + ? * interval '1 microsecond', " + NEXT_ATTEMPT + ")";
+  }
+
+  /**
+   * True when the phase's rows are found by their deadline ({@code ix_conf_due}): every phase whose
+   * rule does not depend on the participant count, which the messenger changes without touching the
+   * deadline. Empty-room's rows are the empty rooms themselves (a range of {@code ix_conf_active}):
+   * rooms that close within the grace unless someone comes back.
+   */
+  boolean byDeadline() {
+    return !phase.requiresEmptyRoom();
+  }
+
+  /**
+   * The rows a cycle visits for this phase, as one index range: for a {@link #byDeadline} phase the
+   * rows of its status whose deadline has come or is not set (one parameter: asOf), for empty-room
+   * its {@link #candidate} rows (no parameter). Every {@link #claimable} row is among them.
+   */
+  String visited() {
+    return visited;
+  }
+
+  /**
+   * What {@link #visited} adds to {@link #claimable}: for a deadline phase, the deadline has come
+   * or is not set (one parameter: asOf); for empty-room nothing ({@code TRUE}, no parameter), its
+   * claimable rows being its range already.
+   */
+  String reached() {
+    return reached;
   }
 
   /** Past the window (poison backoff aside). One parameter: the phase's cutoff at asOf. */
