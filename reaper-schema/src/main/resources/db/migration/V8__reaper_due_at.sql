@@ -12,8 +12,9 @@ ALTER TABLE messenger.conference_sessions ADD COLUMN IF NOT EXISTS reaper_due_at
 -- ix_conf_due: the armed live rows' deadlines in order, per status. ix_conf_unarmed: the live rows never armed (NULL),
 -- few: the messenger's inserts since the last cycle. A statement finds them only by naming the deadline (IS NULL,
 -- <= ...): empty-room's claim names none, so the planner cannot take either index for it and keeps to ix_conf_active's
--- empty range. ix_conf_poison: the live rows with a recorded error (few), so status and the backlog's backing-off rows
--- are an index read, not a pass over the live rows. None names a column the messenger's heartbeat writes.
+-- empty range. ix_conf_backoff and ix_conf_poison: the live rows in poison backoff and those with a recorded error (few),
+-- so the backlog gauges (a row backing off is due for them but not visited) and status read them by index, not by a
+-- pass over the live rows. None names a column the messenger's heartbeat writes.
 --
 -- Built in this transaction when missing: CREATE INDEX holds a SHARE lock on conference_sessions (writes wait) while
 -- it scans the table. Where that table is large, add the column and build the indexes first by hand without blocking
@@ -23,6 +24,8 @@ ALTER TABLE messenger.conference_sessions ADD COLUMN IF NOT EXISTS reaper_due_at
 --       WHERE status IN ('Provisioning', 'Active') AND reaper_due_at IS NOT NULL;
 --   CREATE INDEX CONCURRENTLY ix_conf_unarmed ON messenger.conference_sessions (status)
 --       WHERE status IN ('Provisioning', 'Active') AND reaper_due_at IS NULL;
+--   CREATE INDEX CONCURRENTLY ix_conf_backoff ON messenger.conference_sessions (reaper_next_attempt_at)
+--       WHERE status IN ('Provisioning', 'Active') AND reaper_next_attempt_at IS NOT NULL;
 --   CREATE INDEX CONCURRENTLY ix_conf_poison ON messenger.conference_sessions (reaper_last_error_at)
 --       WHERE status IN ('Provisioning', 'Active') AND reaper_last_error IS NOT NULL;
 -- This migration then finds the valid indexes in place and leaves them alone; an invalid one (a CONCURRENTLY build
@@ -39,6 +42,9 @@ BEGIN
             ('ix_conf_unarmed',
              'CREATE INDEX ix_conf_unarmed ON messenger.conference_sessions (status)
                   WHERE status IN (''Provisioning'', ''Active'') AND reaper_due_at IS NULL'),
+            ('ix_conf_backoff',
+             'CREATE INDEX ix_conf_backoff ON messenger.conference_sessions (reaper_next_attempt_at)
+                  WHERE status IN (''Provisioning'', ''Active'') AND reaper_next_attempt_at IS NOT NULL'),
             ('ix_conf_poison',
              'CREATE INDEX ix_conf_poison ON messenger.conference_sessions (reaper_last_error_at)
                   WHERE status IN (''Provisioning'', ''Active'') AND reaper_last_error IS NOT NULL')

@@ -15,10 +15,10 @@ import pin.messenger.reaper.core.Phase;
 final class DueReads {
 
   /**
-   * What the backlog reads: the rows every phase visits, and the live rows with a recorded error
-   * ({@code ix_conf_poison}): a row in poison backoff is due for the gauges (its window passed) but
-   * not visited until its backoff ends. Together they hold every row past a phase's window ({@link
-   * Deadlines}' invariant); {@code UNION} counts a row once.
+   * What the backlog reads: the rows every phase visits, and the live rows in poison backoff
+   * ({@code ix_conf_backoff}): such a row is due for the gauges (its window passed) but not visited
+   * until its backoff ends. Together they hold every row past a phase's window ({@link Deadlines}'
+   * invariant); {@code UNION} counts a row once.
    */
   static final String VISITED =
       """
@@ -30,13 +30,13 @@ final class DueReads {
       """
       SELECT s.id, s.status, s.created_at, s.last_activity_at, s.active_participant_count
         FROM messenger.conference_sessions s
-       WHERE s.status IN ('Provisioning', 'Active') AND s.reaper_last_error IS NOT NULL""";
+       WHERE s.status IN ('Provisioning', 'Active') AND s.reaper_next_attempt_at > ?""";
 
   /**
    * Due rows per phase ({@code <phase>_due}, each phase's filter its {@link PhaseRule#due}) and the
    * oldest reference time among them ({@code <phase>_oldest}); a row due in two phases counts once
-   * in {@code total_due}. Parameters: asOf for each deadline phase's visit, in phase order; then
-   * per phase its cutoff twice; then per phase its cutoff again.
+   * in {@code total_due}. Parameters: asOf for each deadline phase's visit, in phase order, and for
+   * the backoff; then per phase its cutoff twice; then per phase its cutoff again.
    */
   static final String BACKLOG =
       """

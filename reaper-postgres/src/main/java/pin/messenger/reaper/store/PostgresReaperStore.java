@@ -81,6 +81,7 @@ public final class PostgresReaperStore implements ReaperStore {
           ps.setObject(i++, Jdbc.ts(asOf));
         }
       }
+      ps.setObject(i++, Jdbc.ts(asOf));
       for (Phase phase : Phase.values()) {
         ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
         ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
