@@ -64,10 +64,10 @@ public final class ScaleBench {
             Integer.parseInt(arg(args, "--cycles", "20")),
             Integer.parseInt(arg(args, "--heartbeats", "200")));
     System.out.println(
-        "| live rooms | idle cycle, deadlines: buffers | ms | the three live-room statements"
-            + " before deadlines: buffers | ms | heartbeat HOT share | WAL bytes per heartbeat"
-            + " | arming all rooms: s, buffers per room |");
-    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
+        "| live rooms | deadlines: idle cycle buffers | ms | heartbeat HOT share | WAL B per"
+            + " heartbeat | before: the three live-room statements, buffers | ms | heartbeat HOT share"
+            + " | WAL B per heartbeat | arming all rooms: s, buffers per room |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (long n : sizes) {
       bench.size(n);
     }
@@ -90,58 +90,75 @@ public final class ScaleBench {
       micros(Phase.PROVISION_TIMEOUT.window(options)),
       micros(Phase.STALE_LIVE.window(options))
     };
+    for (int i = 0; i < 3; i++) {
+      idleCycle(reaper, store);
+      ScaleStatements.oldIdle(db, Instant.now(), windows);
+    }
+    Window fresh = window(rooms, () -> idleCycle(reaper, store));
+    Window old = window(rooms, () -> ScaleStatements.oldIdle(db, Instant.now(), windows));
+    System.out.printf(
+        Locale.ROOT,
+        "| %,d | %,.0f | %.2f | %.3f | %.0f | %,.0f | %.2f | %.3f | %.0f | %.1f s, %.1f (%,d rows) |%n",
+        n,
+        (double) fresh.work().buffers() / cycles,
+        fresh.work().execMs() / cycles,
+        fresh.hot(),
+        fresh.walPerHeartbeat(),
+        (double) old.work().buffers() / cycles,
+        old.work().execMs() / cycles,
+        old.hot(),
+        old.walPerHeartbeat(),
+        armSeconds,
+        (double) arming.buffers() / Math.max(1, rearmed),
+        rearmed);
+    for (String line : fresh.work().top()) {
+      System.out.println("    deadlines: " + line);
+    }
+    for (String line : old.work().top()) {
+      System.out.println("    before:    " + line);
+    }
+  }
+
+  /** One design's window: its statements' work, and the heartbeat's HOT share and WAL meanwhile. */
+  record Window(ScaleStatements.Work work, double hot, double walPerHeartbeat) {}
+
+  interface Cycle {
+    void run() throws Exception;
+  }
+
+  /**
+   * {@code cycles} runs of {@code cycle} with the heartbeat running; the heartbeat's connection
+   * closes at the end of the window, so its backend has reported its counters when they are read.
+   */
+  private Window window(UUID[] rooms, Cycle cycle) throws Exception {
+    // Each window starts from a checkpoint, so both pay the same full-page images.
+    ScaleStatements.exec(db, "CHECKPOINT");
+    long[] updates0 = ScaleStatements.updates(db);
+    long wal0 = ScaleStatements.walLsn(db);
     AtomicBoolean beating = new AtomicBoolean(true);
     AtomicLong beats = new AtomicLong();
     Thread heartbeat = new Thread(() -> heartbeat(rooms, beating, beats), "heartbeat");
     heartbeat.start();
+    ScaleStatements.Work work;
     try {
-      for (int i = 0; i < 3; i++) {
-        idleCycle(reaper, store);
-        ScaleStatements.oldIdle(db, Instant.now(), windows);
-      }
-      long[] updates0 = ScaleStatements.updates(db);
-      long wal0 = ScaleStatements.walLsn(db);
-      long beats0 = beats.get();
+      Thread.sleep(1000);
       ScaleStatements.reset(db);
       for (int i = 0; i < cycles; i++) {
-        idleCycle(reaper, store);
+        cycle.run();
       }
-      ScaleStatements.Work fresh = ScaleStatements.work(db);
-      ScaleStatements.reset(db);
-      for (int i = 0; i < cycles; i++) {
-        ScaleStatements.oldIdle(db, Instant.now(), windows);
-      }
-      ScaleStatements.Work old = ScaleStatements.work(db);
-      beating.set(false);
-      heartbeat.join();
-      Thread.sleep(1500); // the heartbeat's backend reports its counters as it exits
-      long[] updates1 = ScaleStatements.updates(db);
-      long wal1 = ScaleStatements.walLsn(db);
-      long hb = beats.get() - beats0;
-      double hot = (double) (updates1[1] - updates0[1]) / (updates1[0] - updates0[0]);
-      System.out.printf(
-          Locale.ROOT,
-          "| %,d | %,.0f | %.2f | %,.0f | %.2f | %.3f | %.0f | %.1f s, %.1f (%,d rows) |%n",
-          n,
-          (double) fresh.buffers() / cycles,
-          fresh.execMs() / cycles,
-          (double) old.buffers() / cycles,
-          old.execMs() / cycles,
-          hot,
-          (double) (wal1 - wal0) / hb,
-          armSeconds,
-          (double) arming.buffers() / Math.max(1, rearmed),
-          rearmed);
-      for (String line : fresh.top()) {
-        System.out.println("    deadlines: " + line);
-      }
-      for (String line : old.top()) {
-        System.out.println("    before:    " + line);
-      }
+      work = ScaleStatements.work(db);
+      Thread.sleep(1000);
     } finally {
       beating.set(false);
       heartbeat.join();
     }
+    Thread.sleep(1500);
+    long[] updates1 = ScaleStatements.updates(db);
+    long wal1 = ScaleStatements.walLsn(db);
+    return new Window(
+        work,
+        (double) (updates1[1] - updates0[1]) / (updates1[0] - updates0[0]),
+        (double) (wal1 - wal0) / beats.get());
   }
 
   /** One idle cycle as the worker under next-due sends it: the cycle, next-due, backlog gauges. */

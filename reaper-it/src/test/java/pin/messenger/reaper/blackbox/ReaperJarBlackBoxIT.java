@@ -85,7 +85,7 @@ class ReaperJarBlackBoxIT {
     JarRunner.Run run = reaper("migrate");
 
     assertThat(run.exit()).as(run.stdout()).isZero();
-    assertThat(run.lastLine()).contains("\"migrated\":true").contains("\"schemaVersion\":\"7\"");
+    assertThat(run.lastLine()).contains("\"migrated\":true").contains("\"schemaVersion\":\"8\"");
     assertThat(rooms.count("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_conf_active'"))
         .isEqualTo(1);
   }

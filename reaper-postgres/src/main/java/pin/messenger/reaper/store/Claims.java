@@ -154,10 +154,7 @@ final class Claims {
         .replace("{event_columns}", SessionRow.EVENT_COLUMNS);
   }
 
-  /**
-   * What one claim statement returned; {@code passedOver}: the candidates it passed over because
-   * they were held, which a drain's next batch offers again.
-   */
+  /** What one claim returned; {@code passedOver}: a drain claim's held candidates. */
   record Result(
       List<ConferenceSession> rows,
       int skippedLocked,
