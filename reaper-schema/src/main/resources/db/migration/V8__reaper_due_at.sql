@@ -1,29 +1,31 @@
 -- The reaper's own deadline on a live room (issue: an idle cycle that costs what is due, not what is live).
 --
 -- reaper_due_at: no earlier than this instant can the row become claimable by stale-live or provision-timeout.
--- Only the reaper writes it (Deadlines.REARM, on a visit); NULL means "not armed": a row the messenger inserted, or
--- one whose backoff the reaper changed. A cycle visits the live rows whose deadline has come (or is NULL) through
+-- Only the reaper writes it (Deadlines.REARM, on a visit); '-infinity', the default, means "not armed": a row the
+-- messenger inserted, or one whose backoff the reaper changed. It sorts first, so unarmed rows are the head of the
+-- deadline's range and are visited at the next cycle. A cycle visits the live rows whose deadline has come (or is NULL) through
 -- ix_conf_due, claims the due ones and re-arms the others from their current last_activity_at. The heartbeat writes
 -- last_activity_at only, which no index names: it stays a HOT update. docs/design.md, "Deadlines".
 --
--- A nullable column without a default: no table rewrite, and the messenger's inserts keep working unchanged.
-ALTER TABLE messenger.conference_sessions ADD COLUMN IF NOT EXISTS reaper_due_at timestamptz NULL;
+-- A constant default: no table rewrite (PostgreSQL 11+), and the messenger's inserts keep working unchanged.
+ALTER TABLE messenger.conference_sessions
+    ADD COLUMN IF NOT EXISTS reaper_due_at timestamptz NOT NULL DEFAULT '-infinity';
 
--- ix_conf_due: the armed live rows' deadlines in order, per status. ix_conf_unarmed: the live rows never armed (NULL),
--- few: the messenger's inserts since the last cycle. A statement finds them only by naming the deadline (IS NULL,
--- <= ...): empty-room's claim names none, so the planner cannot take either index for it and keeps to ix_conf_active's
--- empty range. ix_conf_backoff and ix_conf_poison: the live rows in poison backoff and those with a recorded error (few),
--- so the backlog gauges (a row backing off is due for them but not visited) and status read them by index, not by a
--- pass over the live rows. None names a column the messenger's heartbeat writes.
+-- ix_conf_due: the live rows' deadlines in order, per status; unarmed rows ('-infinity') first. The statements read it
+-- in deadline order with a LIMIT, which no other index can serve: they keep to it whatever the table's statistics
+-- say (a terminal history of old deadlines makes every deadline look due). "reaper_due_at IS NOT NULL" (always true:
+-- the column is NOT NULL) is in the predicate on purpose: a statement must compare the deadline for the planner to
+-- prove the index applies, so empty-room's claim, which names none, keeps to ix_conf_active's empty range. ix_conf_backoff and ix_conf_poison: the live rows in poison backoff and
+-- those with a recorded error (few), so the backlog gauges (a row backing off is due for them but not visited) and
+-- status read them by index, not by a pass over the live rows. None names a column the heartbeat writes.
 --
 -- Built in this transaction when missing: CREATE INDEX holds a SHARE lock on conference_sessions (writes wait) while
 -- it scans the table. Where that table is large, add the column and build the indexes first by hand without blocking
--- writes (ADD COLUMN takes a brief exclusive lock and rewrites nothing):
---   ALTER TABLE messenger.conference_sessions ADD COLUMN IF NOT EXISTS reaper_due_at timestamptz NULL;
+-- writes (ADD COLUMN with a constant default takes a brief exclusive lock and rewrites nothing):
+--   ALTER TABLE messenger.conference_sessions
+--       ADD COLUMN IF NOT EXISTS reaper_due_at timestamptz NOT NULL DEFAULT '-infinity';
 --   CREATE INDEX CONCURRENTLY ix_conf_due ON messenger.conference_sessions (status, reaper_due_at)
 --       WHERE status IN ('Provisioning', 'Active') AND reaper_due_at IS NOT NULL;
---   CREATE INDEX CONCURRENTLY ix_conf_unarmed ON messenger.conference_sessions (status)
---       WHERE status IN ('Provisioning', 'Active') AND reaper_due_at IS NULL;
 --   CREATE INDEX CONCURRENTLY ix_conf_backoff ON messenger.conference_sessions (reaper_next_attempt_at)
 --       WHERE status IN ('Provisioning', 'Active') AND reaper_next_attempt_at IS NOT NULL;
 --   CREATE INDEX CONCURRENTLY ix_conf_poison ON messenger.conference_sessions (reaper_last_error_at)
@@ -39,9 +41,6 @@ BEGIN
             ('ix_conf_due',
              'CREATE INDEX ix_conf_due ON messenger.conference_sessions (status, reaper_due_at)
                   WHERE status IN (''Provisioning'', ''Active'') AND reaper_due_at IS NOT NULL'),
-            ('ix_conf_unarmed',
-             'CREATE INDEX ix_conf_unarmed ON messenger.conference_sessions (status)
-                  WHERE status IN (''Provisioning'', ''Active'') AND reaper_due_at IS NULL'),
             ('ix_conf_backoff',
              'CREATE INDEX ix_conf_backoff ON messenger.conference_sessions (reaper_next_attempt_at)
                   WHERE status IN (''Provisioning'', ''Active'') AND reaper_next_attempt_at IS NOT NULL'),

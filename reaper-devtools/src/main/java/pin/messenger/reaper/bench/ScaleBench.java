@@ -58,11 +58,15 @@ public final class ScaleBench {
     ds.setUrl(url);
     SchemaMigrations.migrate(ds);
     ScaleStatements.exec(ds, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    ScaleStatements.exec(ds, "CREATE EXTENSION IF NOT EXISTS pg_walinspect");
     ScaleBench bench =
         new ScaleBench(
             ds,
             Integer.parseInt(arg(args, "--cycles", "20")),
             Integer.parseInt(arg(args, "--heartbeats", "200")));
+    System.out.println(
+        "WAL per heartbeat: all WAL of the window (the worker's included) without full-page images,"
+            + " per heartbeat.");
     System.out.println(
         "| live rooms | deadlines: idle cycle buffers | ms | heartbeat HOT share | WAL B per"
             + " heartbeat | before: the three live-room statements, buffers | ms | heartbeat HOT share"
@@ -131,10 +135,8 @@ public final class ScaleBench {
    * closes at the end of the window, so its backend has reported its counters when they are read.
    */
   private Window window(UUID[] rooms, Cycle cycle) throws Exception {
-    // Each window starts from a checkpoint, so both pay the same full-page images.
-    ScaleStatements.exec(db, "CHECKPOINT");
     long[] updates0 = ScaleStatements.updates(db);
-    long wal0 = ScaleStatements.walLsn(db);
+    String wal0 = ScaleStatements.walLsn(db);
     AtomicBoolean beating = new AtomicBoolean(true);
     AtomicLong beats = new AtomicLong();
     Thread heartbeat = new Thread(() -> heartbeat(rooms, beating, beats), "heartbeat");
@@ -154,11 +156,11 @@ public final class ScaleBench {
     }
     Thread.sleep(1500);
     long[] updates1 = ScaleStatements.updates(db);
-    long wal1 = ScaleStatements.walLsn(db);
+    long[] wal = ScaleStatements.wal(db, wal0, ScaleStatements.walLsn(db));
     return new Window(
         work,
         (double) (updates1[1] - updates0[1]) / (updates1[0] - updates0[0]),
-        (double) (wal1 - wal0) / beats.get());
+        (double) (wal[0] - wal[1]) / beats.get());
   }
 
   /** One idle cycle as the worker under next-due sends it: the cycle, next-due, backlog gauges. */

@@ -144,12 +144,33 @@ final class ScaleStatements {
     }
   }
 
-  static long walLsn(DataSource db) throws SQLException {
+  static String walLsn(DataSource db) throws SQLException {
     try (Connection c = db.getConnection();
         Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")) {
+        ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {
       rs.next();
-      return rs.getLong(1);
+      return rs.getString(1);
+    }
+  }
+
+  /**
+   * WAL written between two positions: {@code {all bytes, bytes of full-page images}} ({@code
+   * pg_walinspect}). Full-page images depend on when the last checkpoint was, not on the design.
+   */
+  static long[] wal(DataSource db, String from, String to) throws SQLException {
+    try (Connection c = db.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT ?::pg_lsn - ?::pg_lsn, coalesce(sum(fpi_length), 0)"
+                    + " FROM pg_get_wal_records_info(?::pg_lsn, ?::pg_lsn)")) {
+      ps.setString(1, to);
+      ps.setString(2, from);
+      ps.setString(3, from);
+      ps.setString(4, to);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new long[] {rs.getLong(1), rs.getLong(2)};
+      }
     }
   }
 

@@ -99,8 +99,8 @@ final class Claims {
    *   <li>{@link #RUN_LOCK};
    *   <li>{@code candidates}: the first {@code window} claimable rows in claim order, read without
    *       locks among the rows the cycle visits ({@link PhaseRule#visited}: an index range). This
-   *       is the only read of the table's range. Parameters: cutoff, asOf, [asOf, for a deadline
-   *       phase], window;
+   *       is the only read of the table's range. Parameters: [asOf, visit limit, for a deadline
+   *       phase], cutoff, asOf, window;
    *   <li>{@link #LOCK_CANDIDATES}, then {@link #PASSED}: what the skipped-locked count counts.
    * </ol>
    *
@@ -113,8 +113,8 @@ final class Claims {
       WITH {run_lock},
       candidates AS MATERIALIZED (
         SELECT s.id, s.{ref_column} AS ref
-          FROM messenger.conference_sessions s
-         WHERE {claimable} AND {reached} AND (SELECT held AND NOT paused FROM run_lock)
+          FROM {visited}
+         WHERE {claimable} AND (SELECT held AND NOT paused FROM run_lock)
          ORDER BY s.{ref_column}, s.id
          LIMIT ?
       ),
@@ -148,7 +148,7 @@ final class Claims {
         .replace("{held_by}", AdvisoryRunLock.HELD_BY)
         .replace("{phase}", phase.label())
         .replace("{all}", PauseState.ALL)
-        .replace("{reached}", rule.reached())
+        .replace("{visited}", rule.visited())
         .replace("{claimable}", rule.claimable())
         .replace("{ref_column}", phase.referenceTime().column())
         .replace("{event_columns}", SessionRow.EVENT_COLUMNS);
@@ -276,16 +276,17 @@ final class Claims {
   }
 
   /**
-   * {@link PhaseRule#claimable} and {@link PhaseRule#reached}'s parameters from {@code i}; returns
+   * {@link PhaseRule#visited} and {@link PhaseRule#claimable}'s parameters from {@code i}; returns
    * the next index.
    */
   static int bindRule(PreparedStatement ps, int i, Phase phase, Instant cutoff, Instant asOf)
       throws SQLException {
-    ps.setObject(i++, Jdbc.ts(cutoff));
-    ps.setObject(i++, Jdbc.ts(asOf));
     if (PhaseRule.of(phase).byDeadline()) {
       ps.setObject(i++, Jdbc.ts(asOf));
+      ps.setInt(i++, PhaseRule.VISIT_LIMIT);
     }
+    ps.setObject(i++, Jdbc.ts(cutoff));
+    ps.setObject(i++, Jdbc.ts(asOf));
     return i;
   }
 

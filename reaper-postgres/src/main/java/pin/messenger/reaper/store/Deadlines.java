@@ -15,17 +15,17 @@ import pin.messenger.reaper.core.StoreException;
 /**
  * The reaper's deadline on a live room ({@code reaper_due_at}, V8): no earlier than it can the row
  * become claimable by a {@link PhaseRule#byDeadline} phase. A cycle visits only the rows whose
- * deadline has come or is not set ({@link PhaseRule#visited}, an index range of {@code
- * ix_conf_due}); the claim takes the due ones, and {@link #REARM} moves the others' deadline to the
- * instant they become due as they are now. The messenger's heartbeat moves {@code last_activity_at}
- * on and touches no indexed column (a HOT update); a room it moved on is found at its old deadline
- * and re-armed: one reaper write per room per window.
+ * deadline has come ({@link PhaseRule#visited}, an index range of {@code ix_conf_due}; an unarmed
+ * row's deadline is {@code -infinity}); the claim takes the due ones, and {@link #REARM} moves the
+ * others' deadline to the instant they become due as they are now. The messenger's heartbeat moves
+ * {@code last_activity_at} on and touches no indexed column (a HOT update); a room it moved on is
+ * found at its old deadline and re-armed: one reaper write per room per window.
  *
- * <p>The invariant, for every live row: {@code reaper_due_at} is null or no later than the first
- * instant the row is claimable in its status's phase. It holds because only the reaper writes a
- * deadline, always from the row's version under its lock, and every change another writer makes
- * only moves that instant later ({@code last_activity_at} only moves forward) or clears the
- * deadline (a recorded failure and an operator's retry set it to null); see {@link #armWindow} for
+ * <p>The invariant, for every live row: {@code reaper_due_at} is no later than the first instant
+ * the row is claimable in its status's phase. It holds because only the reaper writes a deadline,
+ * always from the row's version under its lock, and every change another writer makes only moves
+ * that instant later ({@code last_activity_at} only moves forward) or clears the deadline (a
+ * recorded failure and an operator's retry set it to {@code -infinity}); see {@link #armWindow} for
  * a Provisioning room the messenger activates. docs/design.md, "Deadlines".
  */
 final class Deadlines {
@@ -41,15 +41,17 @@ final class Deadlines {
    * LOCKED}: a row a heartbeat holds keeps its deadline, still visited, until the next cycle), gets
    * the instant it becomes due as its locked version says ({@link PhaseRule#dueAt} over {@link
    * #armWindow}). A due row keeps its deadline (the claim takes it). The status guard is in the
-   * visit and again in the update. Parameters: asOf (visited), window, asOf, limit, window.
+   * visit and again in the update; the visit reads {@code ix_conf_due} in deadline order, as {@link
+   * PhaseRule#visited} does. Parameters: asOf, window, asOf, limit, window.
    */
   static final String REARM =
       """
       WITH visit AS (
         SELECT s.id
           FROM messenger.conference_sessions s
-         WHERE {visited}
+         WHERE {status} AND s.reaper_due_at <= ?
            AND {due_at} > ?
+         ORDER BY s.reaper_due_at
          LIMIT ?
            FOR UPDATE SKIP LOCKED
       )
@@ -68,7 +70,6 @@ final class Deadlines {
         REARM_SQL.put(
             phase,
             REARM
-                .replace("{visited}", rule.visited())
                 .replace("{due_at}", rule.dueAt())
                 .replace("{status}", "s.status = '" + phase.from() + "'"));
       }

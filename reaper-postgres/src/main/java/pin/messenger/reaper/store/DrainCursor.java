@@ -39,8 +39,8 @@ final class DrainCursor {
   static final String PREFETCH =
       """
       SELECT s.id, s.{ref_column} AS ref
-        FROM messenger.conference_sessions s
-       WHERE {claimable} AND {reached}
+        FROM {visited}
+       WHERE {claimable}
          AND (?::timestamptz IS NULL OR (s.{ref_column}, s.id) > (?::timestamptz, ?::uuid))
        ORDER BY s.{ref_column}, s.id
        LIMIT ?

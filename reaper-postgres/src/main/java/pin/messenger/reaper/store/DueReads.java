@@ -1,10 +1,8 @@
 package pin.messenger.reaper.store;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 
 /**
@@ -23,8 +21,8 @@ final class DueReads {
   static final String VISITED =
       """
       SELECT s.id, s.status, s.created_at, s.last_activity_at, s.active_participant_count
-        FROM messenger.conference_sessions s
-       WHERE {visited}""";
+        FROM {visited}
+       WHERE {range}""";
 
   static final String POISON =
       """
@@ -69,10 +67,11 @@ final class DueReads {
 
   static final String DEADLINE_NEXT_DUE =
       """
-      least((SELECT min(s.reaper_due_at) FROM messenger.conference_sessions s
-              WHERE s.status = '{status}'),
-            (SELECT min({due_at}) FROM messenger.conference_sessions s
-              WHERE s.status = '{status}' AND s.reaper_due_at IS NULL)) AS {alias}_next_due""";
+      (SELECT CASE WHEN d.earliest = '-infinity' THEN clock_timestamp() ELSE d.earliest END
+         FROM (SELECT s.reaper_due_at AS earliest FROM messenger.conference_sessions s
+                WHERE s.status = '{status}' AND s.reaper_due_at >= '-infinity'
+                ORDER BY s.reaper_due_at
+                LIMIT 1) d) AS {alias}_next_due""";
 
   static final String EMPTY_RANGE_NEXT_DUE =
       """
@@ -89,7 +88,10 @@ final class DueReads {
     for (Phase phase : Phase.values()) {
       PhaseRule rule = PhaseRule.of(phase);
       String name = alias(phase);
-      visited.add(VISITED.replace("{visited}", rule.visited()));
+      visited.add(
+          VISITED
+              .replace("{visited}", rule.visited())
+              .replace("{range}", rule.byDeadline() ? "TRUE" : rule.candidate()));
       perPhase.add(
           "count(*) FILTER (WHERE %s) AS %s_due, min(%s) FILTER (WHERE %s) AS %s_oldest"
               .formatted(rule.due(), name, rule.column(), rule.due(), name));
@@ -114,13 +116,6 @@ final class DueReads {
   }
 
   private DueReads() {}
-
-  /** The window {@link #DUE_TIMES} binds for {@code phase}. */
-  static Duration window(Phase phase, ConferenceRoomReaperOptions options) {
-    return PhaseRule.of(phase).byDeadline()
-        ? Deadlines.armWindow(phase, options)
-        : phase.window(options);
-  }
 
   static String alias(Phase phase) {
     return phase.name().toLowerCase(Locale.ROOT);

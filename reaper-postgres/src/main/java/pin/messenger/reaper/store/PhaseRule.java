@@ -18,9 +18,9 @@ import pin.messenger.reaper.core.Phase;
  *
  * <p>Where a phase's rows are found ({@link #visited}): stale-live and provision-timeout by the
  * reaper's deadline ({@code reaper_due_at}, index {@code ix_conf_due}: only rows whose deadline has
- * come, or that were never armed), empty-room by the empty range of {@code ix_conf_active}. The
- * deadline is never later than the instant the row becomes claimable ({@link Deadlines}), so {@code
- * visited AND claimable} selects exactly the rows {@code claimable} does.
+ * come; an unarmed row's is {@code -infinity}), empty-room by the empty range of {@code
+ * ix_conf_active}. The deadline is never later than the instant the row becomes claimable ({@link
+ * Deadlines}), so the claimable rows among the visited ones are exactly the claimable rows.
  */
 final class PhaseRule {
 
@@ -39,14 +39,21 @@ final class PhaseRule {
   static final String NOT_BACKING_OFF =
       "(" + NEXT_ATTEMPT + " IS NULL OR " + NEXT_ATTEMPT + " <= ?)";
 
-  /** The reaper's deadline (V8): written only by {@link Deadlines#REARM}; null: never armed. */
+  /** The reaper's deadline (V8): written by {@link Deadlines#REARM}; {@code -infinity}: unarmed. */
   static final String DUE_AT = "s.reaper_due_at";
+
+  /**
+   * How many rows one visit of a deadline phase reads at most, earliest deadline first. The bound
+   * is what keeps the planner on {@code ix_conf_due} (only that index gives the rows in deadline
+   * order), whatever the statistics; a cycle visits far fewer (what is due or re-armed), and rows
+   * past it are visited by the next cycles.
+   */
+  static final int VISIT_LIMIT = 50_000;
 
   private final Phase phase;
   private final String candidate;
   private final String due;
   private final String visited;
-  private final String reached;
 
   private PhaseRule(Phase phase) {
     this.phase = phase;
@@ -56,8 +63,15 @@ final class PhaseRule {
     }
     this.candidate = sql.toString();
     this.due = candidate + " AND " + column() + " <= ?";
-    this.reached = byDeadline() ? "(%s IS NULL OR %s <= ?)".formatted(DUE_AT, DUE_AT) : "TRUE";
-    this.visited = byDeadline() ? "s.status = '" + phase.from() + "' AND " + reached : candidate;
+    this.visited =
+        byDeadline()
+            ? """
+            (SELECT s.* FROM messenger.conference_sessions s
+              WHERE s.status = '%s' AND %s <= ?
+              ORDER BY %s
+              LIMIT ?) s"""
+                .formatted(phase.from(), DUE_AT, DUE_AT)
+            : "messenger.conference_sessions s";
   }
 
   static PhaseRule of(Phase phase) {
@@ -103,21 +117,14 @@ final class PhaseRule {
   }
 
   /**
-   * The rows a cycle visits for this phase, as one index range: for a {@link #byDeadline} phase the
-   * rows of its status whose deadline has come or is not set (one parameter: asOf), for empty-room
-   * its {@link #candidate} rows (no parameter). Every {@link #claimable} row is among them.
+   * The rows a cycle visits for this phase, as a {@code FROM} item aliased {@code s}: for a {@link
+   * #byDeadline} phase the rows of its status whose deadline has come, earliest first, at most
+   * {@link #VISIT_LIMIT} (two parameters: asOf, the limit); for empty-room the table itself (no
+   * parameter), its {@link #claimable} naming its range of {@code ix_conf_active}. Every claimable
+   * row is among them (up to the limit).
    */
   String visited() {
     return visited;
-  }
-
-  /**
-   * What {@link #visited} adds to {@link #claimable}: for a deadline phase, the deadline has come
-   * or is not set (one parameter: asOf); for empty-room nothing ({@code TRUE}, no parameter), its
-   * claimable rows being its range already.
-   */
-  String reached() {
-    return reached;
   }
 
   /** Past the window (poison backoff aside). One parameter: the phase's cutoff at asOf. */

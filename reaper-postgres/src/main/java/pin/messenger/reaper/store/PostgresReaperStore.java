@@ -79,6 +79,7 @@ public final class PostgresReaperStore implements ReaperStore {
       for (Phase phase : Phase.values()) {
         if (PhaseRule.of(phase).byDeadline()) {
           ps.setObject(i++, Jdbc.ts(asOf));
+          ps.setInt(i++, PhaseRule.VISIT_LIMIT);
         }
       }
       ps.setObject(i++, Jdbc.ts(asOf));
@@ -142,7 +143,9 @@ public final class PostgresReaperStore implements ReaperStore {
         PreparedStatement ps = c.prepareStatement(DUE_TIMES_SQL)) {
       int i = 1;
       for (Phase phase : Phase.values()) {
-        ps.setLong(i++, micros(DueReads.window(phase, options)));
+        if (!PhaseRule.of(phase).byDeadline()) {
+          ps.setLong(i++, micros(phase.window(options)));
+        }
       }
       long start = System.nanoTime();
       try (ResultSet rs = ps.executeQuery()) {

@@ -144,8 +144,7 @@ public final class SchemaVerifier {
 
   /** The partial indexes the cycle's statements read (V1/V6, V8), checked by name. */
   static final List<String> INDEXES =
-      List.of(
-          "ix_conf_active", "ix_conf_due", "ix_conf_unarmed", "ix_conf_backoff", "ix_conf_poison");
+      List.of("ix_conf_active", "ix_conf_due", "ix_conf_backoff", "ix_conf_poison");
 
   static final String INDEX =
       """

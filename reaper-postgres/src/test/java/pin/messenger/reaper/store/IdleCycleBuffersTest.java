@@ -86,13 +86,15 @@ class IdleCycleBuffersTest {
     new Rooms(db.dataSource()).exec("VACUUM ANALYZE messenger.conference_sessions");
 
     long buffers = 0;
+    StringBuilder plans = new StringBuilder();
     for (Phase phase : Phase.values()) {
       buffers += claimBuffers(phase);
+      plans.append(explain(phase));
     }
 
     // Index probes only: no live room's page is read (before deadlines: one per live room). A
     // bound that does not grow with LIVE_ROOMS; ScaleBench shows it at 10k..1M rooms.
-    assertThat(buffers).isLessThanOrEqualTo(30);
+    assertThat(buffers).as(plans.toString()).isLessThanOrEqualTo(30);
   }
 
   /**

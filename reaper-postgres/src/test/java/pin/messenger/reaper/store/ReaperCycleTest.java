@@ -82,7 +82,7 @@ class ReaperCycleTest extends DatabaseTest {
     assertThat(withoutDeadline(after)).isEqualTo(withoutDeadline(before));
     assertThat(after)
         .filteredOn(r -> !"Ended".equals(r.get("status")))
-        .allSatisfy(r -> assertThat(r.get("reaper_due_at")).isNotNull());
+        .allSatisfy(r -> assertThat((Instant) r.get("reaper_due_at")).isAfter(asOf));
     assertThat(outboxRows()).isZero();
     assertThat(realtimeRows()).isZero();
     assertThat(dispatched).isEmpty();
