@@ -26,12 +26,12 @@ import pin.messenger.reaper.store.PostgresReaperStore;
 
 /**
  * Scale: an idle cycle's database work as the live rooms grow (10k, 100k, 1M occupied rooms,
- * nothing due), with the messenger's heartbeat running at a fixed rate, counted by the database
- * itself ({@code pg_stat_statements}: shared buffers hit or read, execution time) over every
- * statement the worker sends in a cycle (run lock, the three claims, the re-arms, the next-due read
- * and the backlog gauges), against the three statements that read every live room before deadlines
- * ({@link ScaleStatements}) in the same run; the heartbeat's HOT share and WAL per update; and what
- * arming a table of unarmed rows costs.
+ * nothing due, beside a history of ended rooms: 1M by default), with the messenger's heartbeat
+ * running at a fixed rate, counted by the database itself ({@code pg_stat_statements}: shared
+ * buffers hit or read, execution time) over every statement the worker sends in a cycle (run lock,
+ * the three claims, the re-arms, the next-due read and the backlog gauges), against the three
+ * statements that read every live room before deadlines ({@link ScaleStatements}) in the same run;
+ * the heartbeat's HOT share and WAL per update; and what arming a table of unarmed rows costs.
  *
  * <p>Needs a PostgreSQL server with {@code shared_preload_libraries=pg_stat_statements}; the
  * command is in docs/benchmarks.md ("Scale").
@@ -41,11 +41,13 @@ public final class ScaleBench {
   private final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
   private final int cycles;
   private final int heartbeatsPerSecond;
+  private final long history;
 
-  ScaleBench(DataSource db, int cycles, int heartbeatsPerSecond) {
+  ScaleBench(DataSource db, int cycles, int heartbeatsPerSecond, long history) {
     this.db = db;
     this.cycles = cycles;
     this.heartbeatsPerSecond = heartbeatsPerSecond;
+    this.history = history;
   }
 
   public static void main(String[] args) throws Exception {
@@ -63,7 +65,8 @@ public final class ScaleBench {
         new ScaleBench(
             ds,
             Integer.parseInt(arg(args, "--cycles", "20")),
-            Integer.parseInt(arg(args, "--heartbeats", "200")));
+            Integer.parseInt(arg(args, "--heartbeats", "200")),
+            Long.parseLong(arg(args, "--history", "1000000")));
     System.out.println(
         "WAL per heartbeat: all WAL of the window (the worker's included) without full-page images,"
             + " per heartbeat.");
@@ -194,6 +197,22 @@ public final class ScaleBench {
   /** {@code n} occupied rooms, last active within the hour: nothing due in any phase. */
   private UUID[] populate(long n) throws Exception {
     ScaleStatements.exec(db, "TRUNCATE messenger.conference_sessions");
+    // The ended rooms of the past: their deadlines (armed long ago, or never) are all in the past,
+    // which is what the table's statistics then say of every deadline.
+    ScaleStatements.exec(
+        db,
+        """
+        INSERT INTO messenger.conference_sessions
+          (id, chat_id, deal_id, tenant_id, media_type, status, end_reason, started_by_user_id,
+           created_at, started_at, ended_at, last_activity_at, updated_at, active_participant_count,
+           peak_participant_count, reaper_due_at)
+        SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video',
+               'Ended', 'Completed', gen_random_uuid(), t - interval '1 hour', t - interval '1 hour',
+               t, t, t, 0, 2, CASE WHEN i %% 2 = 0 THEN t + interval '4 hours' ELSE '-infinity' END
+          FROM (SELECT i, now() - interval '1 day' - random() * interval '90 days' AS t
+                  FROM generate_series(1, %d) i) g
+        """
+            .formatted(history));
     ScaleStatements.exec(
         db,
         """
@@ -209,7 +228,9 @@ public final class ScaleBench {
     List<UUID> ids = new ArrayList<>();
     try (Connection c = db.getConnection();
         Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT id FROM messenger.conference_sessions")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT id FROM messenger.conference_sessions WHERE status = 'Active'")) {
       while (rs.next()) {
         ids.add(rs.getObject(1, UUID.class));
       }

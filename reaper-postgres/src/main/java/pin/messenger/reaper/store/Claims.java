@@ -99,8 +99,8 @@ final class Claims {
    *   <li>{@link #RUN_LOCK};
    *   <li>{@code candidates}: the first {@code window} claimable rows in claim order, read without
    *       locks among the rows the cycle visits ({@link PhaseRule#visited}: an index range). This
-   *       is the only read of the table's range. Parameters: [asOf, visit limit, for a deadline
-   *       phase], cutoff, asOf, window;
+   *       is the only read of the table's range. Parameters: [asOf, for a deadline phase], visit
+   *       limit, cutoff, asOf, window;
    *   <li>{@link #LOCK_CANDIDATES}, then {@link #PASSED}: what the skipped-locked count counts.
    * </ol>
    *
@@ -283,8 +283,8 @@ final class Claims {
       throws SQLException {
     if (PhaseRule.of(phase).byDeadline()) {
       ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setInt(i++, PhaseRule.VISIT_LIMIT);
     }
+    ps.setInt(i++, PhaseRule.VISIT_LIMIT);
     ps.setObject(i++, Jdbc.ts(cutoff));
     ps.setObject(i++, Jdbc.ts(asOf));
     return i;

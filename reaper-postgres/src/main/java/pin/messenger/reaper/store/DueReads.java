@@ -21,8 +21,7 @@ final class DueReads {
   static final String VISITED =
       """
       SELECT s.id, s.status, s.created_at, s.last_activity_at, s.active_participant_count
-        FROM {visited}
-       WHERE {range}""";
+        FROM {visited}""";
 
   static final String POISON =
       """
@@ -75,8 +74,7 @@ final class DueReads {
 
   static final String EMPTY_RANGE_NEXT_DUE =
       """
-      (SELECT min({due_at}) FROM messenger.conference_sessions s
-        WHERE {candidate}) AS {alias}_next_due""";
+      (SELECT min({due_at}) FROM {visited}) AS {alias}_next_due""";
 
   static final String DUE_TIMES_SQL;
 
@@ -88,10 +86,7 @@ final class DueReads {
     for (Phase phase : Phase.values()) {
       PhaseRule rule = PhaseRule.of(phase);
       String name = alias(phase);
-      visited.add(
-          VISITED
-              .replace("{visited}", rule.visited())
-              .replace("{range}", rule.byDeadline() ? "TRUE" : rule.candidate()));
+      visited.add(VISITED.replace("{visited}", rule.visited()));
       perPhase.add(
           "count(*) FILTER (WHERE %s) AS %s_due, min(%s) FILTER (WHERE %s) AS %s_oldest"
               .formatted(rule.due(), name, rule.column(), rule.due(), name));
@@ -100,7 +95,7 @@ final class DueReads {
           (rule.byDeadline() ? DEADLINE_NEXT_DUE : EMPTY_RANGE_NEXT_DUE)
               .replace("{status}", phase.from().name())
               .replace("{due_at}", rule.dueAt())
-              .replace("{candidate}", rule.candidate())
+              .replace("{visited}", rule.visited())
               .replace("{alias}", name));
     }
     visited.add(POISON);

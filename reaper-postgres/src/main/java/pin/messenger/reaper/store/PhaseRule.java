@@ -43,10 +43,10 @@ final class PhaseRule {
   static final String DUE_AT = "s.reaper_due_at";
 
   /**
-   * How many rows one visit of a deadline phase reads at most, earliest deadline first. The bound
-   * is what keeps the planner on {@code ix_conf_due} (only that index gives the rows in deadline
-   * order), whatever the statistics; a cycle visits far fewer (what is due or re-armed), and rows
-   * past it are visited by the next cycles.
+   * How many rows one {@link #visited} reads at most, in its index's order. The bound is what keeps
+   * the planner on the phase's index (only it gives that order), whatever the statistics; a cycle
+   * visits far fewer (what is due or re-armed, the empty rooms), and rows past it are visited by
+   * the next cycles.
    */
   static final int VISIT_LIMIT = 50_000;
 
@@ -63,6 +63,9 @@ final class PhaseRule {
     }
     this.candidate = sql.toString();
     this.due = candidate + " AND " + column() + " <= ?";
+    // Each visit reads its index range in the index's order, with a LIMIT: only that index gives
+    // the order, so the planner keeps to it whatever the statistics say (a history of ended rooms,
+    // empty and with old deadlines, makes every live-room predicate look unselective).
     this.visited =
         byDeadline()
             ? """
@@ -71,7 +74,12 @@ final class PhaseRule {
               ORDER BY %s
               LIMIT ?) s"""
                 .formatted(phase.from(), DUE_AT, DUE_AT)
-            : "messenger.conference_sessions s";
+            : """
+            (SELECT s.* FROM messenger.conference_sessions s
+              WHERE %s
+              ORDER BY s.active_participant_count
+              LIMIT ?) s"""
+                .formatted(candidate);
   }
 
   static PhaseRule of(Phase phase) {
@@ -117,11 +125,12 @@ final class PhaseRule {
   }
 
   /**
-   * The rows a cycle visits for this phase, as a {@code FROM} item aliased {@code s}: for a {@link
-   * #byDeadline} phase the rows of its status whose deadline has come, earliest first, at most
-   * {@link #VISIT_LIMIT} (two parameters: asOf, the limit); for empty-room the table itself (no
-   * parameter), its {@link #claimable} naming its range of {@code ix_conf_active}. Every claimable
-   * row is among them (up to the limit).
+   * The rows a cycle visits for this phase, as a {@code FROM} item aliased {@code s}, at most
+   * {@link #VISIT_LIMIT} in the order of their index: for a {@link #byDeadline} phase the rows of
+   * its status whose deadline has come, earliest first ({@code ix_conf_due}; two parameters: asOf,
+   * the limit); for empty-room its {@link #candidate} rows, the empty rooms ({@code
+   * ix_conf_active}; one parameter: the limit). Every claimable row is among them (up to the
+   * limit).
    */
   String visited() {
     return visited;

@@ -79,8 +79,8 @@ public final class PostgresReaperStore implements ReaperStore {
       for (Phase phase : Phase.values()) {
         if (PhaseRule.of(phase).byDeadline()) {
           ps.setObject(i++, Jdbc.ts(asOf));
-          ps.setInt(i++, PhaseRule.VISIT_LIMIT);
         }
+        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
       }
       ps.setObject(i++, Jdbc.ts(asOf));
       for (Phase phase : Phase.values()) {
@@ -145,6 +145,7 @@ public final class PostgresReaperStore implements ReaperStore {
       for (Phase phase : Phase.values()) {
         if (!PhaseRule.of(phase).byDeadline()) {
           ps.setLong(i++, micros(phase.window(options)));
+          ps.setInt(i++, PhaseRule.VISIT_LIMIT);
         }
       }
       long start = System.nanoTime();

@@ -151,9 +151,10 @@ class ClaimPlanTest {
                 "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + PostgresReaperStore.DUE_TIMES_SQL)) {
       int i = 1;
       ps.setLong(
-          i,
+          i++,
           PostgresReaperStore.micros(
               Phase.EMPTY_ROOM.window(ConferenceRoomReaperOptions.defaults())));
+      ps.setInt(i, PhaseRule.VISIT_LIMIT);
       StringBuilder out = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
