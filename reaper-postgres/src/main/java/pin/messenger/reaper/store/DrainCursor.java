@@ -9,9 +9,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
@@ -178,8 +180,15 @@ final class DrainCursor {
     return Math.max(MIN_PREFETCH, Math.multiplyExact(Claims.window(limit), PREFETCH_BATCHES));
   }
 
+  /**
+   * Claim order as PostgreSQL sorts it: the order key, then the id as PostgreSQL compares uuids (16
+   * bytes, unsigned), not as {@link UUID#compareTo} does (two signed longs): rows tied on the order
+   * key must fall on the same side of a position here as in the statements.
+   */
   static final Comparator<ClaimPosition> ORDER =
-      Comparator.comparing(ClaimPosition::orderKey).thenComparing(ClaimPosition::id);
+      Comparator.comparing(ClaimPosition::orderKey)
+          .thenComparingLong(p -> p.id().getMostSignificantBits() ^ Long.MIN_VALUE)
+          .thenComparingLong(p -> p.id().getLeastSignificantBits() ^ Long.MIN_VALUE);
 
   private final Phase phase;
   private final Instant asOf;
@@ -230,10 +239,11 @@ final class DrainCursor {
       }
       complete = read.size() < prefetchSize;
     }
-    List<UUID> ids = new ArrayList<>(window);
+    // A set: a row is offered once, or the claim would lock and close it twice in one batch.
+    Set<UUID> ids = new LinkedHashSet<>();
     for (UUID id : passedOver) {
       if (ids.size() == window) {
-        return ids;
+        return List.copyOf(ids);
       }
       ids.add(id);
     }
@@ -243,7 +253,7 @@ final class DrainCursor {
       }
       ids.add(p.id());
     }
-    return ids;
+    return List.copyOf(ids);
   }
 
   /** The read-ahead statement, as {@link Claims#prefetch} for this batch. */
