@@ -109,7 +109,7 @@ class ReaperApplicationTest {
           .hasMessageContaining("index messenger.ix_conf_active")
           .hasMessageContaining("messenger.conference_sessions.reaper_due_at")
           .hasMessageContaining("index messenger.ix_conf_due")
-          .hasMessageContaining("index messenger.ix_conf_unarmed")
+          .hasMessageContaining("index messenger.ix_conf_backoff")
           .hasMessageNotContaining("messenger.conference_sessions.status,");
     }
   }
