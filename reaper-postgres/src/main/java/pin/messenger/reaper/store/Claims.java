@@ -20,10 +20,10 @@ import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.StoreException;
 
 /**
- * The claim of one batch and its skipped-locked count, both over a phase's {@link PhaseRule}, in
- * one statement: lock at most N claimable rows in claim order, passing over rows other transactions
- * hold, and count the ones passed over — with the run lock's and the pauses' check riding along. A
- * drain's later batches claim through {@link DrainCursor} instead.
+ * A batch's claim and skipped-locked count over a phase's {@link PhaseRule}, in one statement: lock
+ * at most N claimable rows in claim order, passing over (and counting) rows others hold, with the
+ * run lock's and the pauses' check along. A drain's later batches claim through {@link
+ * DrainCursor}.
  */
 final class Claims {
 
