@@ -22,8 +22,7 @@ import pin.messenger.reaper.core.StoreException;
 /**
  * A batch's claim and skipped-locked count over a phase's {@link PhaseRule}, in one statement: lock
  * at most N claimable rows in claim order, passing over (and counting) rows others hold, with the
- * run lock's and the pauses' check along. A drain's later batches claim through {@link
- * DrainCursor}.
+ * run lock's and the pauses' check along. Drain mode's later batches: {@link DrainCursor}.
  */
 final class Claims {
 
