@@ -115,6 +115,7 @@ final class PhaseRunner {
         store.beginBatch(options.statementTimeout(), options.lockTtl())) {
       cancellation.throwIfCancelled(Checkpoint.BEFORE_CLAIM, phase);
       cancellation.throwIfCancelled(Checkpoint.BEFORE_COUNT, phase);
+      boolean firstBatch = after[0] == null;
       ReaperStore.Claim claim =
           batch.claim(lock, phase, cutoff, asOf, options.batchSize(), after[0]);
       if (claim.paused()) {
@@ -123,6 +124,9 @@ final class PhaseRunner {
             .log("phase paused since the cycle began: its batches stop here");
         return null;
       }
+      // Once per phase and cycle: the rows visited but not due get their next deadline (a store
+      // without deadlines does nothing). In the batch's transaction, so a dry run re-arms nothing.
+      int rearmed = firstBatch && !dryRun ? batch.rearm(phase, asOf, options) : 0;
       List<ConferenceSession> claimed = claim.rows();
       claimedCount = claimed.size();
       skippedLocked = claim.skippedLocked();
@@ -133,6 +137,7 @@ final class PhaseRunner {
           .addKeyValue("phase", phase.label())
           .addKeyValue("count", claimedCount)
           .addKeyValue("skippedLocked", skippedLocked)
+          .addKeyValue("rearmed", rearmed)
           .log("batch selected");
 
       List<Transition> closes = new ArrayList<>(claimed.size());

@@ -102,6 +102,16 @@ public interface ReaperStore {
         @Nullable ClaimPosition after);
 
     /**
+     * Moves the deadlines of {@code phase}'s rows that the cycle visited but that are not due at
+     * {@code asOf} to when they next may be (a store that finds rows by a deadline it keeps; see
+     * the PostgreSQL store's {@code Deadlines}). Returns how many rows it re-armed. Called once per
+     * phase and cycle, after the phase's first claim, in the same transaction.
+     */
+    default int rearm(Phase phase, Instant asOf, ConferenceRoomReaperOptions options) {
+      return 0;
+    }
+
+    /**
      * Commits only while {@code lock} is still held, else fails with {@link LockLostException} and
      * commits nothing: a runner that stalled inside the batch and lost its lock rolls back instead
      * of committing beside the new holder. The check must come after the batch's last write; a

@@ -20,9 +20,9 @@ import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.StoreException;
 
 /**
- * The claim of one batch and its skipped-locked count, both over a phase's {@link PhaseRule}, in
- * one statement: lock at most N claimable rows in claim order, passing over rows other transactions
- * hold, and count the ones passed over — with the run lock's check riding along.
+ * A batch's claim and skipped-locked count over a phase's {@link PhaseRule}, in one statement: lock
+ * at most N claimable rows in claim order, passing over (and counting) rows others hold, with the
+ * run lock's and the pauses' check along. Drain mode's later batches: {@link DrainCursor}.
  */
 final class Claims {
 
@@ -34,60 +34,31 @@ final class Claims {
   static final int WINDOW_FACTOR = 2;
 
   /**
-   * One statement for a batch's claim (parameters in order):
-   *
-   * <ol>
-   *   <li>{@code run_lock}: whether the run lock is still granted to its holder's backend ({@link
-   *       AdvisoryRunLock#HELD_BY}; a null pid means no lock to check). When it is not, the
-   *       candidates are empty: nothing is claimed. With it, {@code paused}: whether an operator's
-   *       pause of the phase or of the whole reaper is in force at the cycle's moment ({@link
-   *       PauseState.Pause#activeAt}'s rule; %9$s the phase's label, %10$s {@link PauseState#ALL});
-   *       then the candidates are empty too. The cycle read the pauses at its start; this is the
-   *       same read again on every batch's own snapshot, so a pause committed before a batch's
-   *       claim holds for that batch, mid-cycle and mid-drain included. Parameters: pid, pid, name,
-   *       asOf.
-   *   <li>{@code candidates}: the first {@code window} claimable rows in claim order, read without
-   *       locks. This is the only scan of the table: each live row the phase's index range covers
-   *       is visited once. %1$s is the claimable predicate, %2$s the order over {@code s}, %4$s the
-   *       reference-time column over {@code s}. Parameters: cutoff, asOf, window.
-   *   <li>{@code claimed}: the candidates in claim order, each locked by its primary key {@code FOR
-   *       UPDATE SKIP LOCKED} with the predicate re-checked on the row's newest version, until
-   *       {@code limit} are locked (a nested loop under the {@code LIMIT}: no candidate past the
-   *       limit-th locked one is locked). Parameters: cutoff, asOf, limit.
-   *   <li>{@code passed}: candidates not claimed and, when the claim was full, up to its last
-   *       position: the rows other transactions held (or changed after the statement's snapshot).
-   *       Positions compare (reference time, id), so a row tied with the last claimed row's
-   *       timestamp but after it in id order — cut by the LIMIT, not held — is outside. %5$s is the
-   *       reference-time column over {@code c}. {@code NOT IN}, not {@code NOT EXISTS}: the planner
-   *       hashes the claimed ids for it, where it ran {@code NOT EXISTS} as a nested loop over the
-   *       CTE (up to window × limit comparisons a batch: two million at batch 1000). Parameter:
-   *       limit. A drain offers them to its next batch again ({@link DrainCursor}), as a scan
-   *       would.
-   *   <li>{@code skipped}: those after the previous full batch's last position ({@code after}, null
-   *       for the first batch), so a row held across batches counts once. Parameters: after key,
-   *       after key, after id.
-   * </ol>
-   *
-   * <p>The result has one row per claimed row in claim order (%3$s), each with what the event needs
-   * ({@link SessionRow#EVENT_COLUMNS}, %8$s: distinct roster in join order, newest recording,
-   * recordings still running), or one row of nulls when nothing was claimed; {@code run_lock_held},
-   * {@code phase_paused} and {@code skipped_locked} are on every row, {@code passed_over} (the ids
-   * of {@code passed}, null for none) on the first only.
+   * Whether the run lock is still granted to its holder's backend ({@link AdvisoryRunLock#HELD_BY};
+   * a null pid means no lock to check), and whether an operator's pause of the phase or of the
+   * whole reaper is in force at the cycle's moment ({@link PauseState.Pause#activeAt}'s rule). The
+   * cycle read the pauses at its start; this is the same read on every batch's own snapshot, so a
+   * pause committed before a batch's claim holds for that batch. When either says no, the claim's
+   * candidates are empty. Parameters: pid, pid, name, asOf.
    */
-  static final String CLAIM =
+  static final String RUN_LOCK =
       """
-      WITH run_lock AS MATERIALIZED (
-        SELECT ?::int IS NULL OR %6$s AS held,
+      run_lock AS MATERIALIZED (
+        SELECT ?::int IS NULL OR {held_by} AS held,
                EXISTS (SELECT 1 FROM messenger.conference_reaper_pauses p
-                        WHERE p.scope IN ('%9$s', '%10$s')
+                        WHERE p.scope IN ('{phase}', '{all}')
                           AND (p.until IS NULL OR p.until > ?::timestamptz)) AS paused
-      ), candidates AS MATERIALIZED (
-        SELECT s.id, %4$s AS ref
-          FROM %7$s
-         WHERE %1$s AND (SELECT held AND NOT paused FROM run_lock)
-         ORDER BY %2$s
-         LIMIT ?
-      ), claimed AS (
+      )""";
+
+  /**
+   * The candidates ({@code k}: id and order key {@code ref}) in claim order, each locked by its
+   * primary key {@code FOR UPDATE SKIP LOCKED} with the rule re-checked on the row's newest
+   * version, until {@code limit} are locked: a nested loop under the {@code LIMIT}, so no candidate
+   * past the limit-th locked one is locked. Parameters: cutoff, asOf, limit.
+   */
+  static final String LOCK_CANDIDATES =
+      """
+      claimed AS (
         SELECT l.*
           FROM (SELECT k.id, k.ref FROM candidates k ORDER BY k.ref, k.id) k
          CROSS JOIN LATERAL (
@@ -95,78 +66,94 @@ final class Claims {
                   s.started_by_user_id, s.created_at, s.started_at, s.last_activity_at,
                   s.active_participant_count, s.peak_participant_count, s.reaper_next_attempt_at
              FROM messenger.conference_sessions s
-            WHERE s.id = k.id AND %1$s
+            WHERE s.id = k.id AND {claimable}
               FOR UPDATE SKIP LOCKED
          ) l
          ORDER BY k.ref, k.id
          LIMIT ?
-      ), passed AS MATERIALIZED (
+      )""";
+
+  /**
+   * Candidates not claimed and, when the claim was full, up to its last position: the rows other
+   * transactions held (or changed after the statement's snapshot). Positions compare (order key,
+   * id), so a row tied with the last claimed row's order key but after it in id order — cut by the
+   * {@code LIMIT}, not held — is outside. {@code NOT IN}, not {@code NOT EXISTS}: the planner
+   * hashes the claimed ids for it (a nested loop would be window × limit comparisons). Parameter:
+   * limit.
+   */
+  static final String PASSED =
+      """
+      passed AS MATERIALIZED (
         SELECT k.id, k.ref FROM candidates k
          WHERE k.id NOT IN (SELECT c.id FROM claimed c)
            AND ((SELECT count(*) FROM claimed) < ?
-                OR (k.ref, k.id) <= (SELECT %5$s, c.id FROM claimed c
-                                      ORDER BY %5$s DESC, c.id DESC LIMIT 1))
-      ), skipped AS (
-        SELECT count(*) AS n FROM passed k
-         WHERE ?::timestamptz IS NULL OR (k.ref, k.id) > (?::timestamptz, ?::uuid)
-      )
-      SELECT (SELECT held FROM run_lock) AS run_lock_held,
-             (SELECT paused FROM run_lock) AS phase_paused,
-             (SELECT n FROM skipped) AS skipped_locked,
-             CASE WHEN row_number() OVER (ORDER BY %3$s) = 1
-                  THEN (SELECT array_agg(p.id) FROM passed p) END AS passed_over,
-             c.*,
-             %8$s
-        FROM (SELECT 1) AS one
-        LEFT JOIN claimed c ON true
-       ORDER BY %3$s
-      """;
+                OR (k.ref, k.id) <= (SELECT c.{ref_column}, c.id FROM claimed c
+                                      ORDER BY c.{ref_column} DESC, c.id DESC LIMIT 1))
+      )""";
 
   /**
-   * A later batch of a drain: the candidates are the next rows of the phase's {@link DrainCursor},
-   * looked up by primary key and re-checked, instead of a scan of every claimable row. Without an
-   * index on the reference time (a heartbeat would then never be a HOT update, docs/design.md
-   * "Index"), that scan reads the whole due backlog, so a drain of E rows in batches of N read
-   * E²/2N rows; with the cursor it reads E once per {@link DrainCursor#PREFETCH_BATCHES} batches
-   * and each batch looks up its window: a nested loop over the ids into the primary key (not {@code
-   * id = ANY(…)}, which the planner may answer with a bitmap AND that reads every entry of the
-   * phase's index range). One parameter before the claimable predicate's: the ids.
+   * A batch's claim (a phase's first batch of a cycle, and every batch outside drain mode):
+   *
+   * <ol>
+   *   <li>{@link #RUN_LOCK};
+   *   <li>{@code candidates}: the first {@code window} claimable rows in claim order, read without
+   *       locks among the rows the cycle visits ({@link PhaseRule#visited}: an index range). This
+   *       is the only read of the table's range. Parameters: [asOf, for a deadline phase], visit
+   *       limit, cutoff, asOf, window;
+   *   <li>{@link #LOCK_CANDIDATES}, then {@link #PASSED}: what the skipped-locked count counts.
+   * </ol>
+   *
+   * <p>One row per claimed row in claim order, with what the event needs ({@link
+   * SessionRow#EVENT_COLUMNS}), or one row of nulls when nothing was claimed; {@code
+   * run_lock_held}, {@code phase_paused} and {@code skipped_locked} are on every row.
    */
-  private static final String FROM_CURSOR =
-      "unnest(?::uuid[]) AS w(id) JOIN messenger.conference_sessions s ON s.id = w.id";
-
-  /** The first batch's candidates: a scan of the phase's range of ix_conf_active. */
-  private static final String FROM_TABLE = "messenger.conference_sessions s";
+  static final String CLAIM =
+      """
+      WITH {run_lock},
+      candidates AS MATERIALIZED (
+        SELECT s.id, s.{ref_column} AS ref
+          FROM {visited}
+         WHERE {claimable} AND (SELECT held AND NOT paused FROM run_lock)
+         ORDER BY s.{ref_column}, s.id
+         LIMIT ?
+      ),
+      {claimed},
+      {passed}
+      SELECT (SELECT held FROM run_lock) AS run_lock_held,
+             (SELECT paused FROM run_lock) AS phase_paused,
+             (SELECT count(*) FROM passed) AS skipped_locked,
+             c.*,
+             {event_columns}
+        FROM (SELECT 1) AS one
+        LEFT JOIN claimed c ON true
+       ORDER BY c.{ref_column}, c.id
+      """;
 
   private static final Map<Phase, String> CLAIM_SQL = new EnumMap<>(Phase.class);
-  private static final Map<Phase, String> CURSOR_CLAIM_SQL = new EnumMap<>(Phase.class);
 
   static {
     for (Phase phase : Phase.values()) {
-      PhaseRule rule = PhaseRule.of(phase);
-      for (boolean cursor : new boolean[] {false, true}) {
-        (cursor ? CURSOR_CLAIM_SQL : CLAIM_SQL)
-            .put(
-                phase,
-                CLAIM.formatted(
-                    rule.claimable(),
-                    rule.order("s"),
-                    rule.order("c"),
-                    rule.column(),
-                    "c." + phase.referenceTime().column(),
-                    AdvisoryRunLock.HELD_BY,
-                    cursor ? FROM_CURSOR : FROM_TABLE,
-                    SessionRow.EVENT_COLUMNS,
-                    phase.label(),
-                    PauseState.ALL));
-      }
+      CLAIM_SQL.put(phase, render(CLAIM, phase));
     }
   }
 
-  /**
-   * What one claim statement returned; {@code passedOver}: the candidates it passed over because
-   * they were held, which a drain's next batch offers again.
-   */
+  /** {@code template} with {@link #RUN_LOCK}, the phase's rule and the other pieces filled in. */
+  static String render(String template, Phase phase) {
+    PhaseRule rule = PhaseRule.of(phase);
+    return template
+        .replace("{run_lock}", RUN_LOCK)
+        .replace("{claimed}", LOCK_CANDIDATES)
+        .replace("{passed}", PASSED)
+        .replace("{held_by}", AdvisoryRunLock.HELD_BY)
+        .replace("{phase}", phase.label())
+        .replace("{all}", PauseState.ALL)
+        .replace("{visited}", rule.visited())
+        .replace("{claimable}", rule.claimable())
+        .replace("{ref_column}", phase.referenceTime().column())
+        .replace("{event_columns}", SessionRow.EVENT_COLUMNS);
+  }
+
+  /** What one claim returned; {@code passedOver}: a drain claim's held candidates. */
   record Result(
       List<ConferenceSession> rows,
       int skippedLocked,
@@ -184,43 +171,9 @@ final class Claims {
     return Objects.requireNonNull(CLAIM_SQL.get(phase));
   }
 
-  /** {@link #CLAIM} over a drain cursor's ids ({@link #FROM_CURSOR}). */
-  static String cursorClaimSql(Phase phase) {
-    return Objects.requireNonNull(CURSOR_CLAIM_SQL.get(phase));
-  }
-
   /** The candidate window of a claim of {@code limit} rows. */
   static int window(int limit) {
     return Math.multiplyExact(limit, WINDOW_FACTOR);
-  }
-
-  /**
-   * Reads up to {@code n} claimable positions after {@code after} in claim order, without locks
-   * ({@link DrainCursor#PREFETCH}).
-   */
-  List<ClaimPosition> prefetch(
-      Phase phase, Instant cutoff, Instant asOf, @Nullable ClaimPosition after, int n) {
-    try (PreparedStatement ps = connection.prepareStatement(DrainCursor.prefetchSql(phase))) {
-      int i = 1;
-      ps.setObject(i++, Jdbc.ts(cutoff));
-      ps.setObject(i++, Jdbc.ts(asOf));
-      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-      ps.setObject(i++, after == null ? null : after.id());
-      ps.setInt(i, n);
-      List<ClaimPosition> positions = new ArrayList<>(Math.min(n, 1 << 16));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          positions.add(
-              new ClaimPosition(
-                  Objects.requireNonNull(Jdbc.instant(rs, "ref")), Jdbc.uuid(rs, "id")));
-        }
-      }
-      return positions;
-    } catch (SQLException e) {
-      throw new StoreException(
-          "reading the drain's next " + phase.label() + " rows failed: " + Jdbc.describe(e), e);
-    }
   }
 
   /** The claim alone: no run lock to check, no earlier batch (tests of the rule's SQL). */
@@ -232,7 +185,8 @@ final class Claims {
    * Runs {@link #CLAIM} in one round trip, after {@code limits} when given (the batch's first
    * statement sets its limits in the same round trip: pgjdbc sends both before one Sync, and the
    * claim then runs under them). {@code lockPid} null: no run lock to check. {@code cursorIds}
-   * non-null: the candidates are those rows ({@link #cursorClaimSql}), not a scan.
+   * non-null: a drain's later batch, whose candidates are those rows ({@link DrainCursor#CLAIM},
+   * after {@code after}), not the index range.
    */
   Result claim(
       Phase phase,
@@ -243,18 +197,25 @@ final class Claims {
       @Nullable Integer lockPid,
       PostgresBatch.@Nullable Limits limits,
       @Nullable List<UUID> cursorIds) {
-    String claim = cursorIds == null ? claimSql(phase) : cursorClaimSql(phase);
+    boolean drain = cursorIds != null;
+    String claim = drain ? DrainCursor.claimSql(phase) : claimSql(phase);
     String sql = limits == null ? claim : PostgresBatch.SET_LIMITS + ";\n" + claim;
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
-      bind(
-          ps,
-          limits == null ? 1 : limits.bind(ps, 1),
-          cutoff,
-          asOf,
-          limit,
-          after,
-          lockPid,
-          cursorIds == null ? null : Jdbc.uuidArray(connection, cursorIds));
+      int first = limits == null ? 1 : limits.bind(ps, 1);
+      if (cursorIds != null) {
+        DrainCursor.bind(
+            ps,
+            first,
+            phase,
+            cutoff,
+            asOf,
+            limit,
+            Objects.requireNonNull(after, "a drain's later batch has a previous position"),
+            lockPid,
+            Jdbc.uuidArray(connection, cursorIds));
+      } else {
+        bind(ps, first, phase, cutoff, asOf, limit, lockPid);
+      }
       boolean results = ps.execute();
       if (limits != null) {
         results = ps.getMoreResults();
@@ -272,7 +233,7 @@ final class Claims {
           held = rs.getBoolean("run_lock_held");
           paused = rs.getBoolean("phase_paused");
           skipped = rs.getInt("skipped_locked");
-          if (rs.getObject("passed_over") != null) {
+          if (drain && rs.getObject("passed_over") != null) {
             passedOver = Jdbc.uuids(rs, "passed_over");
           }
           if (rs.getObject("id") != null) {
@@ -286,37 +247,54 @@ final class Claims {
     }
   }
 
-  /**
-   * Binds {@link #CLAIM}'s parameters from {@code first} on ({@code cursorIds}: the drain cursor's
-   * ids for {@link #cursorClaimSql}, null for {@link #claimSql}).
-   */
+  /** Binds {@link #CLAIM}'s parameters from {@code first} on. */
   static void bind(
       PreparedStatement ps,
       int first,
+      Phase phase,
       Instant cutoff,
       Instant asOf,
       int limit,
-      @Nullable ClaimPosition after,
-      @Nullable Integer lockPid,
-      java.sql.@Nullable Array cursorIds)
+      @Nullable Integer lockPid)
       throws SQLException {
-    int i = first;
-    ps.setObject(i++, lockPid, Types.INTEGER);
-    ps.setObject(i++, lockPid, Types.INTEGER);
-    ps.setString(i++, AdvisoryRunLock.NAME);
-    ps.setObject(i++, Jdbc.ts(asOf));
-    if (cursorIds != null) {
-      ps.setArray(i++, cursorIds);
-    }
-    ps.setObject(i++, Jdbc.ts(cutoff));
-    ps.setObject(i++, Jdbc.ts(asOf));
+    int i = bindRunLock(ps, first, asOf, lockPid);
+    i = bindRule(ps, i, phase, cutoff, asOf);
     ps.setInt(i++, window(limit));
+    i = bindLockCandidates(ps, i, cutoff, asOf, limit);
+    ps.setInt(i, limit);
+  }
+
+  /** {@link #RUN_LOCK}'s parameters from {@code i}; returns the next index. */
+  static int bindRunLock(PreparedStatement ps, int i, Instant asOf, @Nullable Integer lockPid)
+      throws SQLException {
+    ps.setObject(i, lockPid, Types.INTEGER);
+    ps.setObject(i + 1, lockPid, Types.INTEGER);
+    ps.setString(i + 2, AdvisoryRunLock.NAME);
+    ps.setObject(i + 3, Jdbc.ts(asOf));
+    return i + 4;
+  }
+
+  /**
+   * {@link PhaseRule#visited} and {@link PhaseRule#claimable}'s parameters from {@code i}; returns
+   * the next index.
+   */
+  static int bindRule(PreparedStatement ps, int i, Phase phase, Instant cutoff, Instant asOf)
+      throws SQLException {
+    if (PhaseRule.of(phase).byDeadline()) {
+      ps.setObject(i++, Jdbc.ts(asOf));
+    }
+    ps.setInt(i++, PhaseRule.VISIT_LIMIT);
     ps.setObject(i++, Jdbc.ts(cutoff));
     ps.setObject(i++, Jdbc.ts(asOf));
-    ps.setInt(i++, limit);
-    ps.setInt(i++, limit);
-    ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-    ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
-    ps.setObject(i, after == null ? null : after.id());
+    return i;
+  }
+
+  /** {@link #LOCK_CANDIDATES}' parameters from {@code i}; returns the next index. */
+  static int bindLockCandidates(
+      PreparedStatement ps, int i, Instant cutoff, Instant asOf, int limit) throws SQLException {
+    ps.setObject(i, Jdbc.ts(cutoff));
+    ps.setObject(i + 1, Jdbc.ts(asOf));
+    ps.setInt(i + 2, limit);
+    return i + 3;
   }
 }

@@ -1,17 +1,24 @@
 package pin.messenger.reaper.store;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
 import pin.messenger.reaper.core.Phase;
+import pin.messenger.reaper.core.StoreException;
 
 /**
  * One phase's drain in one cycle: the claimable rows' positions in claim order, read ahead once
@@ -28,18 +35,53 @@ import pin.messenger.reaper.core.Phase;
 final class DrainCursor {
   /**
    * A drain's next positions in claim order after a position (null: from the start), read without
-   * locks: what a {@link DrainCursor} holds. %1$s is the claimable predicate, %2$s the order over
-   * {@code s}, %3$s the reference-time column over {@code s}. Parameters: cutoff, asOf, after key,
-   * after key, after id, limit.
+   * locks among the rows the cycle visits: what a {@link DrainCursor} holds. Parameters: cutoff,
+   * asOf, [asOf, for a deadline phase], after key, after key, after id, limit.
    */
   static final String PREFETCH =
       """
-      SELECT s.id, %3$s AS ref
-        FROM messenger.conference_sessions s
-       WHERE %1$s
-         AND (?::timestamptz IS NULL OR (%3$s, s.id) > (?::timestamptz, ?::uuid))
-       ORDER BY %2$s
+      SELECT s.id, s.{ref_column} AS ref
+        FROM {visited}
+       WHERE {claimable}
+         AND (?::timestamptz IS NULL OR (s.{ref_column}, s.id) > (?::timestamptz, ?::uuid))
+       ORDER BY s.{ref_column}, s.id
        LIMIT ?
+      """;
+
+  /**
+   * A drain's later batch: {@link Claims#CLAIM} with the candidates taken from the cursor's ids,
+   * each looked up by primary key and re-checked, instead of the index range: a nested loop over
+   * the ids into the primary key (not {@code id = ANY(…)}, which the planner may answer with a
+   * bitmap AND over the whole range). The skipped-locked count counts only rows after the previous
+   * full batch's last position ({@code after}), so a row held across batches counts once; {@code
+   * passed_over} (on the first row) names the rows passed over, which the next batch offers again.
+   * Parameters: {@link Claims#RUN_LOCK}'s, ids, cutoff, asOf, window, {@link
+   * Claims#LOCK_CANDIDATES}', limit, after key, after id.
+   */
+  static final String CLAIM =
+      """
+      WITH {run_lock},
+      candidates AS MATERIALIZED (
+        SELECT s.id, s.{ref_column} AS ref
+          FROM unnest(?::uuid[]) AS w(id)
+          JOIN messenger.conference_sessions s ON s.id = w.id
+         WHERE {claimable} AND (SELECT held AND NOT paused FROM run_lock)
+         ORDER BY s.{ref_column}, s.id
+         LIMIT ?
+      ),
+      {claimed},
+      {passed}
+      SELECT (SELECT held FROM run_lock) AS run_lock_held,
+             (SELECT paused FROM run_lock) AS phase_paused,
+             (SELECT count(*) FROM passed k
+               WHERE (k.ref, k.id) > (?::timestamptz, ?::uuid)) AS skipped_locked,
+             CASE WHEN row_number() OVER (ORDER BY c.{ref_column}, c.id) = 1
+                  THEN (SELECT array_agg(p.id) FROM passed p) END AS passed_over,
+             c.*,
+             {event_columns}
+        FROM (SELECT 1) AS one
+        LEFT JOIN claimed c ON true
+       ORDER BY c.{ref_column}, c.id
       """;
 
   /**
@@ -53,11 +95,12 @@ final class DrainCursor {
   static final int MIN_PREFETCH = 20_000;
 
   private static final Map<Phase, String> PREFETCH_SQL = new EnumMap<>(Phase.class);
+  private static final Map<Phase, String> CLAIM_SQL = new EnumMap<>(Phase.class);
 
   static {
     for (Phase phase : Phase.values()) {
-      PhaseRule rule = PhaseRule.of(phase);
-      PREFETCH_SQL.put(phase, PREFETCH.formatted(rule.claimable(), rule.order("s"), rule.column()));
+      PREFETCH_SQL.put(phase, Claims.render(PREFETCH, phase));
+      CLAIM_SQL.put(phase, Claims.render(CLAIM, phase));
     }
   }
 
@@ -65,13 +108,87 @@ final class DrainCursor {
     return Objects.requireNonNull(PREFETCH_SQL.get(phase));
   }
 
+  static String claimSql(Phase phase) {
+    return Objects.requireNonNull(CLAIM_SQL.get(phase));
+  }
+
+  /** Binds {@link #CLAIM}'s parameters from {@code first} on. */
+  static void bind(
+      PreparedStatement ps,
+      int first,
+      Phase phase,
+      Instant cutoff,
+      Instant asOf,
+      int limit,
+      ClaimPosition after,
+      @Nullable Integer lockPid,
+      java.sql.Array ids)
+      throws SQLException {
+    int i = Claims.bindRunLock(ps, first, asOf, lockPid);
+    ps.setArray(i++, ids);
+    ps.setObject(i++, Jdbc.ts(cutoff));
+    ps.setObject(i++, Jdbc.ts(asOf));
+    ps.setInt(i++, Claims.window(limit));
+    i = Claims.bindLockCandidates(ps, i, cutoff, asOf, limit);
+    ps.setInt(i++, limit);
+    ps.setObject(i++, Jdbc.ts(after.orderKey()));
+    ps.setObject(i, after.id());
+  }
+
+  /**
+   * Reads up to {@code n} claimable positions after {@code after} (null: from the start) in claim
+   * order, without locks ({@link #PREFETCH}).
+   */
+  static List<ClaimPosition> prefetch(
+      Connection connection,
+      Phase phase,
+      Instant cutoff,
+      Instant asOf,
+      @Nullable ClaimPosition after,
+      int n) {
+    try (PreparedStatement ps = connection.prepareStatement(prefetchSql(phase))) {
+      int i = Claims.bindRule(ps, 1, phase, cutoff, asOf);
+      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
+      ps.setObject(i++, after == null ? null : Jdbc.ts(after.orderKey()));
+      ps.setObject(i++, after == null ? null : after.id());
+      ps.setInt(i, n);
+      List<ClaimPosition> positions = new ArrayList<>(Math.min(n, 1 << 16));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          positions.add(
+              new ClaimPosition(
+                  Objects.requireNonNull(Jdbc.instant(rs, "ref")), Jdbc.uuid(rs, "id")));
+        }
+      }
+      return positions;
+    } catch (SQLException e) {
+      throw new StoreException(
+          "reading the drain's next " + phase.label() + " rows failed: " + Jdbc.describe(e), e);
+    }
+  }
+
+  /**
+   * True once {@link #next} was called: a new cursor does not yet know what the phase's first batch
+   * (the default claim, which names no passed-over rows) passed over.
+   */
+  boolean started() {
+    return readUpTo != null || complete;
+  }
+
   /** How many positions one prefetch reads for claims of {@code limit} rows. */
   static int prefetchSize(int limit) {
     return Math.max(MIN_PREFETCH, Math.multiplyExact(Claims.window(limit), PREFETCH_BATCHES));
   }
 
-  private static final Comparator<ClaimPosition> ORDER =
-      Comparator.comparing(ClaimPosition::orderKey).thenComparing(ClaimPosition::id);
+  /**
+   * Claim order as PostgreSQL sorts it: the order key, then the id as PostgreSQL compares uuids (16
+   * bytes, unsigned), not as {@link UUID#compareTo} does (two signed longs): rows tied on the order
+   * key must fall on the same side of a position here as in the statements.
+   */
+  static final Comparator<ClaimPosition> ORDER =
+      Comparator.comparing(ClaimPosition::orderKey)
+          .thenComparingLong(p -> p.id().getMostSignificantBits() ^ Long.MIN_VALUE)
+          .thenComparingLong(p -> p.id().getLeastSignificantBits() ^ Long.MIN_VALUE);
 
   private final Phase phase;
   private final Instant asOf;
@@ -122,10 +239,11 @@ final class DrainCursor {
       }
       complete = read.size() < prefetchSize;
     }
-    List<UUID> ids = new ArrayList<>(window);
+    // A set: a row is offered once, or the claim would lock and close it twice in one batch.
+    Set<UUID> ids = new LinkedHashSet<>();
     for (UUID id : passedOver) {
       if (ids.size() == window) {
-        return ids;
+        return List.copyOf(ids);
       }
       ids.add(id);
     }
@@ -135,7 +253,7 @@ final class DrainCursor {
       }
       ids.add(p.id());
     }
-    return ids;
+    return List.copyOf(ids);
   }
 
   /** The read-ahead statement, as {@link Claims#prefetch} for this batch. */

@@ -29,12 +29,13 @@ public final class OperatorActions {
       """;
 
   /**
-   * Ends the backoff: the next cycle claims the row again. The error history (attempts, last error
-   * and when) stays, so a retry that fails again backs off from where it was.
+   * Ends the backoff: the next cycle claims the row again (its deadline, armed at the backoff's
+   * end, is cleared too: {@link Deadlines}). The error history (attempts, last error and when)
+   * stays, so a retry that fails again backs off from where it was.
    */
   static final String RETRY =
       """
-      UPDATE messenger.conference_sessions SET reaper_next_attempt_at = NULL
+      UPDATE messenger.conference_sessions SET reaper_next_attempt_at = NULL, reaper_due_at = '-infinity'
        WHERE id = ANY(?) AND status IN ('Provisioning', 'Active') AND reaper_next_attempt_at IS NOT NULL
       RETURNING id
       """;

@@ -13,8 +13,14 @@ import pin.messenger.reaper.core.Phase;
  * PostgreSQL that they select exactly the rows the decision would not skip.
  *
  * <p>Fragments use the alias {@code s} for {@code messenger.conference_sessions}. The status is a
- * literal, not a parameter, so that the planner can prove the partial index {@code ix_conf_active}
- * ({@code WHERE status IN ('Provisioning','Active')}) applies.
+ * literal, not a parameter, so that the planner can prove the partial indexes ({@code WHERE status
+ * IN ('Provisioning','Active')}) apply.
+ *
+ * <p>Where a phase's rows are found ({@link #visited}): stale-live and provision-timeout by the
+ * reaper's deadline ({@code reaper_due_at}, index {@code ix_conf_due}: only rows whose deadline has
+ * come; an unarmed row's is {@code -infinity}), empty-room by the empty range of {@code
+ * ix_conf_active}. The deadline is never later than the instant the row becomes claimable ({@link
+ * Deadlines}), so the claimable rows among the visited ones are exactly the claimable rows.
  */
 final class PhaseRule {
 
@@ -33,9 +39,21 @@ final class PhaseRule {
   static final String NOT_BACKING_OFF =
       "(" + NEXT_ATTEMPT + " IS NULL OR " + NEXT_ATTEMPT + " <= ?)";
 
+  /** The reaper's deadline (V8): written by {@link Deadlines#REARM}; {@code -infinity}: unarmed. */
+  static final String DUE_AT = "s.reaper_due_at";
+
+  /**
+   * How many rows one {@link #visited} reads at most, in its index's order. The bound is what keeps
+   * the planner on the phase's index (only it gives that order), whatever the statistics; a cycle
+   * visits far fewer (what is due or re-armed, the empty rooms), and rows past it are visited by
+   * the next cycles.
+   */
+  static final int VISIT_LIMIT = 50_000;
+
   private final Phase phase;
   private final String candidate;
   private final String due;
+  private final String visited;
 
   private PhaseRule(Phase phase) {
     this.phase = phase;
@@ -45,6 +63,23 @@ final class PhaseRule {
     }
     this.candidate = sql.toString();
     this.due = candidate + " AND " + column() + " <= ?";
+    // Each visit reads its index range in the index's order, with a LIMIT: only that index gives
+    // the order, so the planner keeps to it whatever the statistics say (a history of ended rooms,
+    // empty and with old deadlines, makes every live-room predicate look unselective).
+    this.visited =
+        byDeadline()
+            ? """
+            (SELECT s.* FROM messenger.conference_sessions s
+              WHERE s.status = '%s' AND %s <= ?
+              ORDER BY %s
+              LIMIT ?) s"""
+                .formatted(phase.from(), DUE_AT, DUE_AT)
+            : """
+            (SELECT s.* FROM messenger.conference_sessions s
+              WHERE %s
+              ORDER BY s.active_participant_count
+              LIMIT ?) s"""
+                .formatted(candidate);
   }
 
   static PhaseRule of(Phase phase) {
@@ -77,6 +112,28 @@ final class PhaseRule {
    */
   String dueAt() {
     return "greatest(" + column() + " + ? * interval '1 microsecond', " + NEXT_ATTEMPT + ")";
+  }
+
+  /**
+   * True when the phase's rows are found by their deadline ({@code ix_conf_due}): every phase whose
+   * rule does not depend on the participant count, which the messenger changes without touching the
+   * deadline. Empty-room's rows are the empty rooms themselves (a range of {@code ix_conf_active}):
+   * rooms that close within the grace unless someone comes back.
+   */
+  boolean byDeadline() {
+    return !phase.requiresEmptyRoom();
+  }
+
+  /**
+   * The rows a cycle visits for this phase, as a {@code FROM} item aliased {@code s}, at most
+   * {@link #VISIT_LIMIT} in the order of their index: for a {@link #byDeadline} phase the rows of
+   * its status whose deadline has come, earliest first ({@code ix_conf_due}; two parameters: asOf,
+   * the limit); for empty-room its {@link #candidate} rows, the empty rooms ({@code
+   * ix_conf_active}; one parameter: the limit). Every claimable row is among them (up to the
+   * limit).
+   */
+  String visited() {
+    return visited;
   }
 
   /** Past the window (poison backoff aside). One parameter: the phase's cutoff at asOf. */

@@ -38,8 +38,9 @@ final class PoisonIsolation {
   /**
    * Keeps a poison row's error on it (the last one, and the newest {@link #ERROR_HISTORY} in its
    * history: {@code {"attempt", "at", "error"}} prepended, the rest cut by a JSON path slice) and
-   * backs it off exponentially from the polling interval to a cap. Parameters: asOf, asOf as ISO
-   * text, asOf, cap ms, base ms, ids, errors.
+   * backs it off exponentially from the polling interval to a cap. The backoff moves the row's due
+   * time, so its deadline is cleared: the next cycle re-arms it ({@link Deadlines}). Parameters:
+   * asOf, asOf as ISO text, asOf, cap ms, base ms, ids, errors.
    */
   static final String RECORD_FAILURES =
       """
@@ -54,7 +55,8 @@ final class PoisonIsolation {
                             THEN s.reaper_error_history ELSE '[]'::jsonb END),
                  '$[0 to %d]'),
              reaper_next_attempt_at = ?::timestamptz
-                 + least(?::bigint, ?::bigint * (2 ^ least(s.reaper_attempts, 20))::bigint) * interval '1 millisecond'
+                 + least(?::bigint, ?::bigint * (2 ^ least(s.reaper_attempts, 20))::bigint) * interval '1 millisecond',
+             reaper_due_at = '-infinity'
         FROM unnest(?::uuid[], ?::text[]) AS f(id, error)
        WHERE s.id = f.id
       """

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import pin.messenger.reaper.core.ClaimPosition;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.CycleOrigin;
 import pin.messenger.reaper.core.LockLostException;
 import pin.messenger.reaper.core.Phase;
@@ -25,8 +26,9 @@ import pin.messenger.reaper.core.Transition;
  *
  * <p>Round trips on the happy path: the limits, the run lock's check, the claim and its count in
  * one; the write with its savepoint, release and the lock's check again in one; the commit. A batch
- * with nothing to write: two. A drain's later batch that reads ahead ({@link DrainCursor}): two
- * more, once per {@link DrainCursor#PREFETCH_BATCHES} batches or more.
+ * with nothing to write: two, and a phase's first batch one more when it re-arms deadlines ({@link
+ * Deadlines}). A drain's later batch that reads ahead ({@link DrainCursor}): two more, once per
+ * {@link DrainCursor#PREFETCH_BATCHES} batches or more.
  */
 final class PostgresBatch implements ReaperStore.Batch {
 
@@ -108,18 +110,23 @@ final class PostgresBatch implements ReaperStore.Batch {
       if (after == null) {
         drains.forgetDrain(phase);
       } else {
-        // A later batch of a drain: its candidates come from the read-ahead, not a scan.
+        // A later batch of a drain: its candidates come from the read-ahead, not the index range.
+        DrainCursor cursor = drains.drainCursor(phase, asOf);
+        if (!cursor.started()) {
+          // The first batch's claim names no passed-over rows: they are the rows still claimable
+          // up to its last position (the ones it claimed are closed by now).
+          cursor.passedOver(
+              prefetch(phase, cutoff, asOf, null, Claims.window(limit)).stream()
+                  .filter(p -> DrainCursor.ORDER.compare(p, after) < 0)
+                  .map(ClaimPosition::id)
+                  .toList());
+        }
         cursorIds =
-            drains
-                .drainCursor(phase, asOf)
-                .next(
-                    after,
-                    Claims.window(limit),
-                    DrainCursor.prefetchSize(limit),
-                    (from, n) -> {
-                      sendPendingLimits();
-                      return claims.prefetch(phase, cutoff, asOf, from, n);
-                    });
+            cursor.next(
+                after,
+                Claims.window(limit),
+                DrainCursor.prefetchSize(limit),
+                (from, n) -> prefetch(phase, cutoff, asOf, from, n));
       }
     }
     Claims.Result result =
@@ -133,6 +140,26 @@ final class PostgresBatch implements ReaperStore.Batch {
     // Without a lock of ours to name (another store's lock), the commit checks it itself.
     lockCheckedSinceLastWrite = lockPid != null;
     return new ReaperStore.Claim(result.rows(), result.skippedLocked(), result.phasePaused());
+  }
+
+  private List<ClaimPosition> prefetch(
+      Phase phase, Instant cutoff, Instant asOf, @Nullable ClaimPosition from, int n) {
+    sendPendingLimits();
+    return DrainCursor.prefetch(connection, phase, cutoff, asOf, from, n);
+  }
+
+  /**
+   * Re-arms the deadlines of the phase's visited rows that are not due ({@link Deadlines#REARM}),
+   * in this batch's transaction; empty-room has no deadline of its own.
+   */
+  @Override
+  public int rearm(Phase phase, Instant asOf, ConferenceRoomReaperOptions options) {
+    if (!PhaseRule.of(phase).byDeadline()) {
+      return 0;
+    }
+    sendPendingLimits();
+    lockCheckedSinceLastWrite = false;
+    return Deadlines.rearm(connection, phase, asOf, options);
   }
 
   @Override

@@ -7,10 +7,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -33,22 +30,11 @@ public final class PostgresReaperStore implements ReaperStore {
   /** The run lock's name, hashed into its advisory-lock key ({@link AdvisoryRunLock#NAME}). */
   public static final String RUN_LOCK_NAME = AdvisoryRunLock.NAME;
 
-  /**
-   * Due rows per phase over ix_conf_active (live rows only), each phase's filter its {@link
-   * PhaseRule#due}. A row due in two phases counts once in the total. %1$s is, per phase, {@code
-   * count(*) FILTER (WHERE due) AS <phase>_due, min(reference time) FILTER (WHERE due) AS
-   * <phase>_oldest}; %2$s the phases' due predicates joined by OR. Parameters: each phase's cutoff
-   * where its predicate appears.
-   */
-  static final String BACKLOG =
-      """
-      SELECT %1$s,
-             count(*) FILTER (WHERE %2$s) AS total_due
-        FROM messenger.conference_sessions s
-       WHERE s.status IN ('Provisioning', 'Active')
-      """;
+  /** The backlog gauges' counts ({@link DueReads#BACKLOG}). */
+  static final String BACKLOG_SQL = DueReads.BACKLOG_SQL;
 
-  static final String BACKLOG_SQL;
+  /** The next-due read ({@link DueReads#DUE_TIMES}). */
+  static final String DUE_TIMES_SQL = DueReads.DUE_TIMES_SQL;
 
   /**
    * The database's clock, once per cycle. {@code clock_timestamp()}, not {@code now()}: the moment
@@ -56,58 +42,6 @@ public final class PostgresReaperStore implements ReaperStore {
    * but behind PgBouncer or in any wrapping transaction only the former is "now").
    */
   static final String DATABASE_CLOCK = "SELECT clock_timestamp() AS database_time";
-
-  /** The cutoff of each {@code ?} of {@link #BACKLOG_SQL}, in order. */
-  private static final List<Phase> BACKLOG_PARAMETERS = new ArrayList<>();
-
-  static {
-    List<String> perPhase = new ArrayList<>();
-    List<String> any = new ArrayList<>();
-    for (Phase phase : Phase.values()) {
-      PhaseRule rule = PhaseRule.of(phase);
-      String name = alias(phase);
-      perPhase.add(
-          "count(*) FILTER (WHERE %s) AS %s_due, min(%s) FILTER (WHERE %s) AS %s_oldest"
-              .formatted(rule.due(), name, rule.column(), rule.due(), name));
-      BACKLOG_PARAMETERS.add(phase);
-      BACKLOG_PARAMETERS.add(phase);
-    }
-    for (Phase phase : Phase.values()) {
-      any.add("(" + PhaseRule.of(phase).due() + ")");
-      BACKLOG_PARAMETERS.add(phase);
-    }
-    BACKLOG_SQL = BACKLOG.formatted(String.join(",\n       ", perPhase), String.join(" OR ", any));
-  }
-
-  /**
-   * When each phase next has a row to claim: per phase, {@code min(}{@link PhaseRule#dueAt}{@code
-   * )} over its {@link PhaseRule#candidate} rows, over ix_conf_active (live rows only); the
-   * operators' pauses ({@link Pauses#AS_JSON}) and the database's clock ride along, so the schedule
-   * reads all it needs in one round trip. {@code clock_timestamp()} is taken as the result row is
-   * formed, after the scan. %1$s is, per phase, {@code min(dueAt) FILTER (WHERE candidate) AS
-   * <phase>_next_due}. Parameters: each phase's window in microseconds, in phase order.
-   */
-  static final String DUE_TIMES =
-      """
-      SELECT %1$s,
-             %2$s AS pauses,
-             clock_timestamp() AS database_time
-        FROM messenger.conference_sessions s
-       WHERE s.status IN ('Provisioning', 'Active')
-      """;
-
-  static final String DUE_TIMES_SQL;
-
-  static {
-    List<String> perPhase = new ArrayList<>();
-    for (Phase phase : Phase.values()) {
-      PhaseRule rule = PhaseRule.of(phase);
-      perPhase.add(
-          "min(%s) FILTER (WHERE %s) AS %s_next_due"
-              .formatted(rule.dueAt(), rule.candidate(), alias(phase)));
-    }
-    DUE_TIMES_SQL = DUE_TIMES.formatted(String.join(",\n       ", perPhase), Pauses.AS_JSON);
-  }
 
   private final DataSource dataSource;
 
@@ -167,8 +101,20 @@ public final class PostgresReaperStore implements ReaperStore {
   public Backlog backlog(Instant asOf, ConferenceRoomReaperOptions options) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(BACKLOG_SQL)) {
-      for (int i = 0; i < BACKLOG_PARAMETERS.size(); i++) {
-        ps.setObject(i + 1, Jdbc.ts(BACKLOG_PARAMETERS.get(i).cutoff(asOf, options)));
+      int i = 1;
+      for (Phase phase : Phase.values()) {
+        if (PhaseRule.of(phase).byDeadline()) {
+          ps.setObject(i++, Jdbc.ts(asOf));
+        }
+        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
+      }
+      ps.setObject(i++, Jdbc.ts(asOf));
+      for (Phase phase : Phase.values()) {
+        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+      }
+      for (Phase phase : Phase.values()) {
+        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
       }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -223,7 +169,10 @@ public final class PostgresReaperStore implements ReaperStore {
         PreparedStatement ps = c.prepareStatement(DUE_TIMES_SQL)) {
       int i = 1;
       for (Phase phase : Phase.values()) {
-        ps.setLong(i++, micros(phase.window(options)));
+        if (!PhaseRule.of(phase).byDeadline()) {
+          ps.setLong(i++, micros(phase.window(options)));
+          ps.setInt(i++, PhaseRule.VISIT_LIMIT);
+        }
       }
       long start = System.nanoTime();
       try (ResultSet rs = ps.executeQuery()) {
@@ -254,7 +203,7 @@ public final class PostgresReaperStore implements ReaperStore {
   }
 
   private static String alias(Phase phase) {
-    return phase.name().toLowerCase(Locale.ROOT);
+    return DueReads.alias(phase);
   }
 
   @Override

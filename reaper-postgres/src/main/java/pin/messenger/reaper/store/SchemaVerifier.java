@@ -47,7 +47,9 @@ public final class SchemaVerifier {
             "reaper_last_error",
             "reaper_last_error_at",
             "reaper_next_attempt_at",
-            "reaper_error_history"));
+            "reaper_error_history",
+            // The reaper's deadline (V8), read and written by every cycle.
+            "reaper_due_at"));
     REQUIRED.put(
         "conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
     REQUIRED.put(
@@ -164,9 +166,13 @@ public final class SchemaVerifier {
       SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?
       """;
 
+  /** The partial indexes the cycle's statements read (V1/V6, V8), checked by name. */
+  static final List<String> INDEXES =
+      List.of("ix_conf_active", "ix_conf_due", "ix_conf_backoff", "ix_conf_poison");
+
   static final String INDEX =
       """
-      SELECT 1 FROM pg_indexes WHERE schemaname = ? AND indexname = 'ix_conf_active'
+      SELECT indexname FROM pg_indexes WHERE schemaname = ?
       """;
 
   private SchemaVerifier() {}
@@ -182,7 +188,7 @@ public final class SchemaVerifier {
   /** As {@link #missing(DataSource)}, with what {@code outbox}'s mode writes. */
   public static List<String> missing(DataSource dataSource, OutboxOptions outbox) {
     Set<String> present = new HashSet<>();
-    boolean index;
+    Set<String> indexes = new HashSet<>();
     try (Connection c = dataSource.getConnection()) {
       try (PreparedStatement ps = c.prepareStatement(COLUMNS)) {
         ps.setString(1, SchemaMigrations.SCHEMA);
@@ -195,7 +201,9 @@ public final class SchemaVerifier {
       try (PreparedStatement ps = c.prepareStatement(INDEX)) {
         ps.setString(1, SchemaMigrations.SCHEMA);
         try (ResultSet rs = ps.executeQuery()) {
-          index = rs.next();
+          while (rs.next()) {
+            indexes.add(rs.getString(1));
+          }
         }
       }
     } catch (SQLException e) {
@@ -214,14 +222,16 @@ public final class SchemaVerifier {
             }
           }
         });
-    if (!index) {
-      missing.add("index " + SchemaMigrations.SCHEMA + ".ix_conf_active");
+    for (String index : INDEXES) {
+      if (!indexes.contains(index)) {
+        missing.add("index " + SchemaMigrations.SCHEMA + "." + index);
+      }
     }
     return missing;
   }
 
   /**
-   * Fails with a message naming every missing table column (and the partial index) when anything is
+   * Fails with a message naming every missing table column (and partial index) when anything is
    * missing.
    */
   public static void verify(DataSource dataSource) {

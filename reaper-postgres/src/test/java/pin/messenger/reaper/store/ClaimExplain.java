@@ -28,19 +28,24 @@ final class ClaimExplain {
       java.util.@Nullable List<java.util.UUID> cursorIds)
       throws Exception {
     Instant cutoff = phase.cutoff(asOf, ConferenceRoomReaperOptions.defaults());
-    String sql = cursorIds == null ? Claims.claimSql(phase) : Claims.cursorClaimSql(phase);
+    String sql = cursorIds == null ? Claims.claimSql(phase) : DrainCursor.claimSql(phase);
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(explain + sql)) {
       c.setAutoCommit(false);
-      Claims.bind(
-          ps,
-          1,
-          cutoff,
-          asOf,
-          limit,
-          after,
-          null,
-          cursorIds == null ? null : c.createArrayOf("uuid", cursorIds.toArray()));
+      if (cursorIds == null) {
+        Claims.bind(ps, 1, phase, cutoff, asOf, limit, null);
+      } else {
+        DrainCursor.bind(
+            ps,
+            1,
+            phase,
+            cutoff,
+            asOf,
+            limit,
+            java.util.Objects.requireNonNull(after),
+            null,
+            c.createArrayOf("uuid", cursorIds.toArray()));
+      }
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

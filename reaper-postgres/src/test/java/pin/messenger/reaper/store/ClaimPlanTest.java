@@ -59,13 +59,17 @@ class ClaimPlanTest {
 
   @ParameterizedTest
   @EnumSource(Phase.class)
-  void claim_uses_ix_conf_active_and_reads_no_terminal_row(Phase phase) throws Exception {
+  void claim_uses_its_partial_index_and_reads_no_terminal_row(Phase phase) throws Exception {
     String plan = explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null);
 
-    // The table is scanned only at the tuples (or pages) ix_conf_active points to: live rows. Since
-    // V6 the index holds no last_activity_at, so a heap filter on it (and a bitmap scan) is
-    // expected.
-    assertThat(plan).containsPattern("(Index Scan|Bitmap Index Scan) (using|on) ix_conf_active");
+    // The table is scanned only at the tuples (or pages) the phase's partial index points to: live
+    // rows (ix_conf_due for a deadline phase: here none is armed yet, so every row of its status;
+    // ix_conf_active's empty range for empty-room). Neither index holds last_activity_at, so a heap
+    // filter on it (and a bitmap scan) is expected.
+    assertThat(plan).containsPattern("(Index Scan|Bitmap Index Scan) (using|on) " + index(phase));
+    if (phase == Phase.EMPTY_ROOM) {
+      assertThat(plan).doesNotContain("ix_conf_due");
+    }
     assertThat(plan).doesNotContain("Seq Scan on conference_sessions");
     // Rows the scan read from the table: never more than the live rows, and for empty-room only the
     // empty rooms (the participant count is checked in the index, occupied rooms are not visited).
@@ -83,7 +87,8 @@ class ClaimPlanTest {
 
   @ParameterizedTest
   @EnumSource(Phase.class)
-  void a_later_drain_batch_uses_ix_conf_active_and_scans_once(Phase phase) throws Exception {
+  void a_later_batch_without_a_cursor_uses_its_partial_index_and_scans_once(Phase phase)
+      throws Exception {
     Instant cutoff = phase.cutoff(AS_OF, ConferenceRoomReaperOptions.defaults());
     String plan =
         explain(
@@ -91,7 +96,9 @@ class ClaimPlanTest {
             phase,
             new ClaimPosition(cutoff.minusSeconds(3600), new java.util.UUID(0, 0)));
 
-    assertThat(plan).contains("ix_conf_active").doesNotContain("Seq Scan on conference_sessions");
+    assertThat(plan)
+        .containsPattern(index(phase))
+        .doesNotContain("Seq Scan on conference_sessions");
     assertThat(rowsRead(plan))
         .isLessThanOrEqualTo(phase == Phase.EMPTY_ROOM ? ROOMS_PER_KIND : 3 * ROOMS_PER_KIND);
   }
@@ -107,34 +114,47 @@ class ClaimPlanTest {
     List<java.util.UUID> window = new ArrayList<>();
     try (Connection c = db.dataSource().getConnection()) {
       for (ClaimPosition p :
-          new Claims(c).prefetch(phase, cutoff, AS_OF, null, Claims.window(limit))) {
+          DrainCursor.prefetch(c, phase, cutoff, AS_OF, null, Claims.window(limit))) {
         window.add(p.id());
       }
     }
     assertThat(window).hasSize(Claims.window(limit));
     String scan = explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null, limit, null);
+    // A later batch always follows one: its position is before the whole backlog here.
+    ClaimPosition before = new ClaimPosition(cutoff.minusSeconds(86_400), new java.util.UUID(0, 0));
     String fromCursor =
-        explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, null, limit, window);
+        explain("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ", phase, before, limit, window);
 
     // The premise: the scan reads the whole due backlog (more than 10 windows).
     assertThat(rowsRead(scan)).isGreaterThan(10L * Claims.window(limit));
     // From the cursor: the window's rows and the claim's locks, by primary key; no scan at all.
-    assertThat(fromCursor).doesNotContain("ix_conf_active").doesNotContain("Seq Scan");
+    assertThat(fromCursor)
+        .doesNotContain("ix_conf_active")
+        .doesNotContain("ix_conf_due")
+        .doesNotContain("Seq Scan");
     assertThat(tableRowsRead(fromCursor)).isLessThanOrEqualTo(2L * Claims.window(limit));
   }
 
   @org.junit.jupiter.api.Test
-  void the_due_times_read_uses_ix_conf_active_and_reads_no_terminal_row() throws Exception {
+  void the_due_times_read_uses_the_partial_indexes_and_reads_only_what_a_cycle_visits()
+      throws Exception {
+    // Armed as a cycle would (the rows here were inserted without deadlines, as the messenger's).
+    try (Connection c = db.dataSource().getConnection()) {
+      for (Phase phase : List.of(Phase.PROVISION_TIMEOUT, Phase.STALE_LIVE)) {
+        Deadlines.rearm(c, phase, AS_OF, ConferenceRoomReaperOptions.defaults());
+      }
+    }
     String plan;
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + PostgresReaperStore.DUE_TIMES_SQL)) {
       int i = 1;
-      for (Phase phase : Phase.values()) {
-        ps.setLong(
-            i++, PostgresReaperStore.micros(phase.window(ConferenceRoomReaperOptions.defaults())));
-      }
+      ps.setLong(
+          i++,
+          PostgresReaperStore.micros(
+              Phase.EMPTY_ROOM.window(ConferenceRoomReaperOptions.defaults())));
+      ps.setInt(i, PhaseRule.VISIT_LIMIT);
       StringBuilder out = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -145,9 +165,13 @@ class ClaimPlanTest {
     }
 
     assertThat(plan).containsPattern("(Index Scan|Bitmap Index Scan) (using|on) ix_conf_active");
+    assertThat(plan).containsPattern("Index (Only )?Scan using ix_conf_due");
     assertThat(plan).doesNotContain("Seq Scan on conference_sessions");
-    // One pass over the live rows, whatever the history of terminal rows behind them.
-    assertThat(rowsRead(plan)).isLessThanOrEqualTo(3 * ROOMS_PER_KIND);
+    // The empty rooms (empty-room's range), the rows due now (left unarmed: the claim takes them;
+    // here the provisioning rooms past their timeout) and the heads of ix_conf_due: not the
+    // occupied rooms nor the history of terminal rows behind them.
+    long dueProvisioning = ROOMS_PER_KIND - 120;
+    assertThat(rowsRead(plan)).isLessThanOrEqualTo(ROOMS_PER_KIND + dueProvisioning + 10);
   }
 
   @org.junit.jupiter.api.Test
@@ -189,6 +213,8 @@ class ClaimPlanTest {
         inScan =
             line.contains("on conference_sessions")
                 && (line.contains("Index Scan using ix_conf_active")
+                    || line.contains("Index Scan using ix_conf_due")
+                    || line.contains("Index Only Scan using ix_conf_due")
                     || line.contains("Bitmap Heap Scan"));
         if (inScan) {
           Matcher m = ACTUAL_ROWS.matcher(line);
@@ -203,6 +229,18 @@ class ClaimPlanTest {
       }
     }
     return read;
+  }
+
+  /** The partial index a phase's claim reads: {@link PhaseRule#visited}. */
+  private static String index(Phase phase) {
+    // Rows never armed (all of them here, as the messenger inserted them) are at its head.
+    // Provision-timeout's window is in ix_conf_active's key (created_at): a range of the rows past
+    // it is as good a visit as the deadline's.
+    return switch (phase) {
+      case EMPTY_ROOM -> "ix_conf_active";
+      case PROVISION_TIMEOUT -> "ix_conf_(active|due)";
+      case STALE_LIVE -> "ix_conf_due";
+    };
   }
 
   private static final Pattern ACTUAL_ROWS = Pattern.compile("actual rows=(\\d+)");

@@ -92,6 +92,26 @@ class DrainCursorTest {
     assertThat(cursor.belongsTo(Phase.EMPTY_ROOM, AS_OF.plusSeconds(30))).isFalse();
   }
 
+  @Test
+  void a_row_both_passed_over_and_read_ahead_is_offered_once() {
+    DrainCursor cursor = new DrainCursor(Phase.EMPTY_ROOM, AS_OF);
+    cursor.passedOver(List.of(id(3)));
+
+    assertThat(cursor.next(backlog.get(2), 4, 10, this::read))
+        .containsExactly(id(3), id(4), id(5), id(6));
+  }
+
+  @Test
+  void positions_tied_on_the_order_key_compare_their_ids_as_postgresql_does() {
+    // PostgreSQL compares uuids as 16 unsigned bytes: 00… sorts before 80…, where UUID#compareTo
+    // (signed longs) says the opposite.
+    ClaimPosition low = new ClaimPosition(AS_OF, new UUID(0L, 1L));
+    ClaimPosition high = new ClaimPosition(AS_OF, new UUID(Long.MIN_VALUE, 1L));
+
+    assertThat(DrainCursor.ORDER.compare(low, high)).isNegative();
+    assertThat(low.id().compareTo(high.id())).isPositive();
+  }
+
   private static UUID id(int i) {
     return new UUID(0, i);
   }

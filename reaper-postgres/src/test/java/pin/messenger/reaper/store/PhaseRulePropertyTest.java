@@ -38,6 +38,12 @@ import pin.messenger.reaper.testing.TestDatabase;
  * times at each phase's window ± 1 µs, backoffs at asOf ± 1 µs, negative and zero counts, and many
  * ties on the order key (the timestamps come from a small pool), so the claim order's id tiebreaker
  * is exercised too.
+ *
+ * <p>Deadlines ({@link Deadlines}): a third of the rows stay unarmed (as the messenger inserts
+ * them), the others get the deadline the reaper arms them at, as of an older version of the row
+ * (earlier by 0, 1 µs or an hour: a heartbeat moved the row on since). Every SQL form must still
+ * agree with the decision exactly, and a deadline must never lie after the instant the decision
+ * first takes the row.
  */
 class PhaseRulePropertyTest {
   static final int ROWS = 3_000;
@@ -64,6 +70,38 @@ class PhaseRulePropertyTest {
       sessions.add(session(random, pool));
     }
     insert(sessions);
+    arm(random);
+  }
+
+  /** Arms two rows in three, each as of a version of the row older by 0, 1 µs or an hour. */
+  static void arm(Random random) throws Exception {
+    String armed =
+        "CASE WHEN s.status = 'Active' THEN %s ELSE %s END"
+            .formatted(
+                PhaseRule.of(Phase.STALE_LIVE).dueAt(),
+                PhaseRule.of(Phase.PROVISION_TIMEOUT).dueAt());
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE messenger.conference_sessions s SET reaper_due_at = (%s) - ? * interval '1 microsecond' WHERE s.id = ?"
+                    .formatted(armed))) {
+      long[] olderBy = {0, 1, 3_600_000_000L};
+      for (ConferenceSession s : sessions) {
+        if (random.nextInt(3) == 0) {
+          continue;
+        }
+        ps.setLong(1, micros(Deadlines.armWindow(Phase.STALE_LIVE, OPTIONS)));
+        ps.setLong(2, micros(Deadlines.armWindow(Phase.PROVISION_TIMEOUT, OPTIONS)));
+        ps.setLong(3, olderBy[random.nextInt(olderBy.length)]);
+        ps.setObject(4, s.id());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  static long micros(Duration d) {
+    return PostgresReaperStore.micros(d);
   }
 
   @AfterAll
@@ -256,7 +294,7 @@ class PhaseRulePropertyTest {
             c.prepareStatement(
                 "SELECT s.id, CASE WHEN %s THEN %s END AS due FROM messenger.conference_sessions s"
                     .formatted(rule.candidate(), rule.dueAt()))) {
-      ps.setLong(1, PostgresReaperStore.micros(phase.window(OPTIONS)));
+      ps.setLong(1, micros(phase.window(OPTIONS)));
       try (var rs = ps.executeQuery()) {
         while (rs.next()) {
           dueAt.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "due"));
@@ -283,17 +321,118 @@ class PhaseRulePropertyTest {
     }
     assertThat(withDueTime).as("the generator reaches this phase's rows").isGreaterThan(20);
 
+    Instant readAt = Instant.now().minusSeconds(1);
     Instant earliest =
         new PostgresReaperStore(db.dataSource())
             .dueTimes(java.time.Clock.systemUTC(), OPTIONS)
             .earliest()
             .get(phase);
-    assertThat(earliest)
-        .isEqualTo(
-            dueAt.values().stream()
-                .filter(java.util.Objects::nonNull)
-                .min(Comparator.naturalOrder())
-                .orElseThrow());
+    Instant exact =
+        dueAt.values().stream()
+            .filter(java.util.Objects::nonNull)
+            .min(Comparator.naturalOrder())
+            .orElseThrow();
+    if (rule.byDeadline()) {
+      // Rows of the phase's status are unarmed (a third, as the messenger inserts them): the phase
+      // needs a visit now, which arms them. Never later than the earliest due time.
+      assertThat(earliest).isAfterOrEqualTo(readAt).isAfter(exact);
+      assertThat(armedEarliest(phase)).isBeforeOrEqualTo(exact);
+    } else {
+      assertThat(earliest).isEqualTo(exact);
+    }
+  }
+
+  /**
+   * The invariant that lets a cycle visit only the rows whose deadline has come: no live row's
+   * deadline (as armed, or as it would be armed) lies after the first instant the decision takes it
+   * in its status's phase, nor, for a Provisioning room, in stale-live once the messenger activates
+   * it (last activity at or after its creation).
+   */
+  @org.junit.jupiter.api.Test
+  void no_deadline_lies_after_the_first_instant_the_decision_takes_the_row() throws Exception {
+    Map<UUID, Instant> deadline = new LinkedHashMap<>();
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                """
+                SELECT s.id, CASE WHEN s.reaper_due_at > '-infinity' THEN s.reaper_due_at
+                                  WHEN s.status = 'Active' THEN %s ELSE %s END AS deadline
+                  FROM messenger.conference_sessions s
+                 WHERE s.status IN ('Provisioning', 'Active')
+                """
+                    .formatted(
+                        PhaseRule.of(Phase.STALE_LIVE).dueAt(),
+                        PhaseRule.of(Phase.PROVISION_TIMEOUT).dueAt()))) {
+      ps.setLong(1, micros(Deadlines.armWindow(Phase.STALE_LIVE, OPTIONS)));
+      ps.setLong(2, micros(Deadlines.armWindow(Phase.PROVISION_TIMEOUT, OPTIONS)));
+      try (var rs = ps.executeQuery()) {
+        while (rs.next()) {
+          deadline.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "deadline"));
+        }
+      }
+    }
+    int checked = 0;
+    for (ConferenceSession s : sessions) {
+      Instant d = deadline.get(s.id());
+      if (d == null) {
+        continue;
+      }
+      Instant before = d.minus(MICRO);
+      for (Phase phase : List.of(Phase.PROVISION_TIMEOUT, Phase.STALE_LIVE)) {
+        assertThat(phase.from().name().equals(s.status()) && selectsAt(phase, s, before))
+            .as("%s: taken before its deadline %s: %s", phase, d, describe(phase, s))
+            .isFalse();
+      }
+      if (s.status().equals("Provisioning")) {
+        ConferenceSession active = activated(s);
+        assertThat(selectsAt(Phase.STALE_LIVE, active, before))
+            .as(
+                "activated, taken before its deadline %s: %s",
+                d, describe(Phase.STALE_LIVE, active))
+            .isFalse();
+      }
+      checked++;
+    }
+    assertThat(checked).as("the generator reaches live rows").isGreaterThan(1_000);
+  }
+
+  /** {@code s} as the messenger activates it: Active, last activity no earlier than creation. */
+  static ConferenceSession activated(ConferenceSession s) {
+    Instant last = s.lastActivityAt().isBefore(s.createdAt()) ? s.createdAt() : s.lastActivityAt();
+    return new ConferenceSession(
+        s.id(),
+        s.chatId(),
+        s.dealId(),
+        s.tenantId(),
+        s.mediaType(),
+        "Active",
+        s.startedByUserId(),
+        s.createdAt(),
+        s.startedAt(),
+        last,
+        s.activeParticipantCount(),
+        s.peakParticipantCount(),
+        s.participants(),
+        s.latestRecordingId(),
+        s.activeRecordingIds(),
+        s.reaperNextAttemptAt());
+  }
+
+  /** The earliest deadline of the phase's status's armed rows, or the one an unarmed row gets. */
+  static Instant armedEarliest(Phase phase) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT min(CASE WHEN s.reaper_due_at = '-infinity' THEN %s ELSE s.reaper_due_at END)"
+                        .formatted(PhaseRule.of(phase).dueAt())
+                    + " AS earliest FROM messenger.conference_sessions s WHERE s.status = ?")) {
+      ps.setLong(1, micros(Deadlines.armWindow(phase, OPTIONS)));
+      ps.setString(2, phase.from().name());
+      try (var rs = ps.executeQuery()) {
+        rs.next();
+        return Jdbc.instant(rs, "earliest");
+      }
+    }
   }
 
   static boolean selectsAt(Phase phase, ConferenceSession s, Instant asOf) {

@@ -559,4 +559,151 @@ class ReaperConcurrencyTest extends DatabaseTest {
       return delegate.readClock(workerClock);
     }
   }
+
+  /** The room's deadline ({@link Deadlines}), null when unarmed ({@code -infinity}). */
+  private Instant deadline(Room room) {
+    Instant v = (Instant) rooms.row(room.id).get("reaper_due_at");
+    return v.equals(java.time.OffsetDateTime.MIN.toInstant()) ? null : v;
+  }
+
+  private void heartbeat(Connection messenger, Room room, Instant at) throws Exception {
+    try (PreparedStatement ps =
+        messenger.prepareStatement(
+            "UPDATE messenger.conference_sessions SET last_activity_at = ?, updated_at = ?"
+                + " WHERE id = ?")) {
+      ps.setObject(1, Rooms.ts(at));
+      ps.setObject(2, Rooms.ts(at));
+      ps.setObject(3, room.id);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void a_heartbeat_holding_the_row_while_its_deadline_comes_is_neither_closed_nor_re_armed_early()
+      throws Exception {
+    Duration stale = options.staleLiveTimeout();
+    Instant lastActivity = asOf.minus(stale).plusSeconds(60);
+    Room room = rooms.insert(Rooms.occupied(lastActivity, 2));
+    // Inserted by the messenger: unarmed; the first cycle arms it at its due time.
+    assertThat(deadline(room)).isNull();
+    reaper(options, store).runOnce(asOf, Cancellation.NONE);
+    assertThat(deadline(room)).isEqualTo(lastActivity.plus(stale));
+
+    Instant due = lastActivity.plus(stale);
+    Instant beat = due.minusSeconds(1);
+    try (Connection messenger = db.newConnection()) {
+      messenger.setAutoCommit(false);
+      heartbeat(messenger, room, beat);
+      // The deadline came, but the heartbeat holds the row: the claim passes over it (the version
+      // it sees is due) and the re-arm skips it too (SKIP LOCKED): no wait, no write.
+      CycleResult held = reaper(options, store).runOnce(due, Cancellation.NONE);
+      assertThat(held.skippedLocked()).isEqualTo(1);
+      assertThat(held.reaped()).isZero();
+      messenger.commit();
+    }
+    assertThat(deadline(room)).isEqualTo(due);
+    assertThat(rooms.status(room.id)).isEqualTo("Active");
+
+    // Still visited (its deadline stays passed): now the row is free, found not due, re-armed.
+    CycleResult visit = reaper(options, store).runOnce(due, Cancellation.NONE);
+    assertThat(visit.reaped()).isZero();
+    assertThat(deadline(room)).isEqualTo(beat.plus(stale));
+    assertThat(
+            reaper(options, store)
+                .runOnce(beat.plus(stale).minusMillis(1), Cancellation.NONE)
+                .reaped())
+        .isZero();
+    assertThat(reaper(options, store).runOnce(beat.plus(stale), Cancellation.NONE).staleTimeout())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void a_heartbeat_committed_just_after_a_re_arm_leaves_a_deadline_that_is_early_not_late()
+      throws Exception {
+    Duration stale = options.staleLiveTimeout();
+    Instant lastActivity = asOf.minus(stale).plusSeconds(60);
+    Room room = rooms.insert(Rooms.occupied(lastActivity, 2));
+    CountDownLatch rearmed = new CountDownLatch(1);
+    CountDownLatch beaten = new CountDownLatch(1);
+    // The re-arm's transaction stays open (its rows locked) until the heartbeat is waiting on it.
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection messenger = db.newConnection()) {
+      Future<?> cycle =
+          pool.submit(
+              () -> {
+                try (ReaperStore.Batch batch = store.beginBatch(Duration.ofSeconds(10), stale)) {
+                  assertThat(batch.rearm(Phase.STALE_LIVE, asOf, options)).isEqualTo(1);
+                  rearmed.countDown();
+                  assertThat(beaten.await(10, TimeUnit.SECONDS)).isTrue();
+                  Thread.sleep(200); // let the heartbeat reach the row lock and wait on it
+                  batch.commit(new AlwaysHeld());
+                }
+                return null;
+              });
+      assertThat(rearmed.await(10, TimeUnit.SECONDS)).isTrue();
+      messenger.setAutoCommit(true);
+      beaten.countDown();
+      // Waits for the re-arm's commit, then moves the room on past the deadline just written.
+      heartbeat(messenger, room, asOf.plusSeconds(30));
+      cycle.get(10, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    Instant armed = lastActivity.plus(stale);
+    assertThat(deadline(room)).isEqualTo(armed);
+    // At the (now early) deadline: visited, found not due, re-armed from the heartbeat.
+    assertThat(reaper(options, store).runOnce(armed, Cancellation.NONE).reaped()).isZero();
+    assertThat(deadline(room)).isEqualTo(asOf.plusSeconds(30).plus(stale));
+  }
+
+  @Test
+  void a_room_left_and_re_joined_between_arming_and_visiting_is_re_armed_not_closed()
+      throws Exception {
+    Duration stale = options.staleLiveTimeout();
+    Instant lastActivity = asOf.minus(stale).plusSeconds(10);
+    Room room = rooms.insert(Rooms.occupied(lastActivity, 2));
+    reaper(options, store).runOnce(asOf, Cancellation.NONE);
+    assertThat(deadline(room)).isEqualTo(asOf.plusSeconds(10));
+
+    // The messenger: everyone leaves, someone comes back; no reaper column is touched.
+    rooms.exec(
+        "UPDATE messenger.conference_sessions SET active_participant_count = 0,"
+            + " last_activity_at = ? WHERE id = ?",
+        Rooms.ts(asOf.plusSeconds(5)),
+        room.id);
+    rooms.exec(
+        "UPDATE messenger.conference_sessions SET active_participant_count = 1,"
+            + " last_activity_at = ? WHERE id = ?",
+        Rooms.ts(asOf.plusSeconds(8)),
+        room.id);
+
+    CycleResult visit = reaper(options, store).runOnce(asOf.plusSeconds(10), Cancellation.NONE);
+
+    assertThat(visit.reaped()).isZero();
+    assertThat(rooms.status(room.id)).isEqualTo("Active");
+    assertThat(deadline(room)).isEqualTo(asOf.plusSeconds(8).plus(stale));
+    // Left empty again: empty-room finds it by its empty range, whatever its deadline.
+    rooms.exec(
+        "UPDATE messenger.conference_sessions SET active_participant_count = 0,"
+            + " last_activity_at = ? WHERE id = ?",
+        Rooms.ts(asOf.plusSeconds(20)),
+        room.id);
+    Instant emptyDue = asOf.plusSeconds(20).plus(options.emptyRoomGrace());
+    assertThat(reaper(options, store).runOnce(emptyDue, Cancellation.NONE).emptyTimeout())
+        .isEqualTo(1);
+  }
+
+  /** A run lock that is always held: a batch driven by hand, outside a cycle. */
+  private static final class AlwaysHeld implements ReaperStore.RunLock {
+    @Override
+    public boolean acquired() {
+      return true;
+    }
+
+    @Override
+    public void verifyHeld() {}
+
+    @Override
+    public void close() {}
+  }
 }

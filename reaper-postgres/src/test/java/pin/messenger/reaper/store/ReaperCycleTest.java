@@ -76,11 +76,32 @@ class ReaperCycleTest extends DatabaseTest {
     assertThat(result.lockAcquired()).isTrue();
     assertThat(result.reaped()).isZero();
     assertThat(result.poisoned()).isZero();
-    assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id"))
-        .isEqualTo(before);
+    // Only the reaper's own deadline was written: the rows the messenger inserted are armed.
+    List<Map<String, Object>> after =
+        rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id");
+    assertThat(withoutDeadline(after)).isEqualTo(withoutDeadline(before));
+    assertThat(after)
+        .filteredOn(r -> !"Ended".equals(r.get("status")))
+        .allSatisfy(r -> assertThat((Instant) r.get("reaper_due_at")).isAfter(asOf));
     assertThat(outboxRows()).isZero();
     assertThat(realtimeRows()).isZero();
     assertThat(dispatched).isEmpty();
+
+    // Armed, an idle cycle writes nothing at all.
+    assertThat(cycle(asOf).reaped()).isZero();
+    assertThat(rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id"))
+        .isEqualTo(after);
+  }
+
+  private static List<Map<String, Object>> withoutDeadline(List<Map<String, Object>> rows) {
+    return rows.stream()
+        .map(
+            r -> {
+              Map<String, Object> copy = new java.util.HashMap<>(r);
+              copy.remove("reaper_due_at");
+              return copy;
+            })
+        .toList();
   }
 
   @Test
