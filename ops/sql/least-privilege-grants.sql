@@ -2,7 +2,7 @@
 GRANT SELECT ON messenger.conference_sessions TO conference_reaper;
 GRANT UPDATE (status, end_reason, ended_at, updated_at, duration_seconds,
               reaper_attempts, reaper_last_error, reaper_last_error_at, reaper_next_attempt_at, reaper_error_history,
-              reaper_due_at)
+              reaper_window_start)
       ON messenger.conference_sessions TO conference_reaper;
 GRANT SELECT ON messenger.conference_participants, messenger.call_recordings TO conference_reaper;
 -- Outbox: written by the reaper, published/retried/deleted (retention) by the relay.

@@ -108,7 +108,7 @@ class ReaperApplicationTest {
           .hasMessageContaining("messenger.conference_sessions.chat_id")
           .hasMessageContaining("messenger.realtime_outbox.kind")
           .hasMessageContaining("index messenger.ix_conf_active")
-          .hasMessageContaining("messenger.conference_sessions.reaper_due_at")
+          .hasMessageContaining("messenger.conference_sessions.reaper_window_start")
           .hasMessageContaining("index messenger.ix_conf_due")
           .hasMessageContaining("index messenger.ix_conf_backoff")
           .hasMessageNotContaining("messenger.conference_sessions.status,");

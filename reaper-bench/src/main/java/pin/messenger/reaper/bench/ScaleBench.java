@@ -205,10 +205,10 @@ public final class ScaleBench {
         INSERT INTO messenger.conference_sessions
           (id, chat_id, deal_id, tenant_id, media_type, status, end_reason, started_by_user_id,
            created_at, started_at, ended_at, last_activity_at, updated_at, active_participant_count,
-           peak_participant_count, reaper_due_at)
+           peak_participant_count, reaper_window_start)
         SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video',
                'Ended', 'Completed', gen_random_uuid(), t - interval '1 hour', t - interval '1 hour',
-               t, t, t, 0, 2, CASE WHEN i %% 2 = 0 THEN t + interval '4 hours' ELSE '-infinity' END
+               t, t, t, 0, 2, CASE WHEN i %% 2 = 0 THEN t ELSE '-infinity' END
           FROM (SELECT i, now() - interval '1 day' - random() * interval '90 days' AS t
                   FROM generate_series(1, %d) i) g
         """

@@ -198,7 +198,13 @@ final class ReliabilityHarness implements AutoCloseable {
             due
                 + " conferences still due "
                 + timeout
-                + " after the scenario ended; workers: "
+                + " after the scenario ended: "
+                + rooms.query(
+                    DUE.replace("SELECT count(*)", "SELECT s.*, now() AS db_now") + " LIMIT 5",
+                    Rooms.ts(at),
+                    Rooms.ts(at),
+                    Rooms.ts(at))
+                + "; workers: "
                 + workers.stream()
                     .map(w -> w.name + (w.alive() ? " alive" : " dead") + " log " + w.log)
                     .toList());

@@ -281,7 +281,7 @@ final class Claims {
   static int bindRule(PreparedStatement ps, int i, Phase phase, Instant cutoff, Instant asOf)
       throws SQLException {
     if (PhaseRule.of(phase).byDeadline()) {
-      ps.setObject(i++, Jdbc.ts(asOf));
+      ps.setObject(i++, Jdbc.ts(cutoff));
     }
     ps.setInt(i++, PhaseRule.VISIT_LIMIT);
     ps.setObject(i++, Jdbc.ts(cutoff));

@@ -13,10 +13,10 @@ import pin.messenger.reaper.core.Phase;
 final class DueReads {
 
   /**
-   * What the backlog reads: the rows every phase visits, and the live rows in poison backoff
-   * ({@code ix_conf_backoff}): such a row is due for the gauges (its window passed) but not visited
-   * until its backoff ends. Together they hold every row past a phase's window ({@link Deadlines}'
-   * invariant); {@code UNION} counts a row once.
+   * What the backlog reads: the rows every phase visits, which hold every row past a phase's window
+   * ({@link Deadlines}' invariant), and, read by {@code ix_conf_backoff}, the live rows in poison
+   * backoff, which the gauges count as due once their window passed; {@code UNION} counts a row
+   * once.
    */
   static final String VISITED =
       """
@@ -32,8 +32,8 @@ final class DueReads {
   /**
    * Due rows per phase ({@code <phase>_due}, each phase's filter its {@link PhaseRule#due}) and the
    * oldest reference time among them ({@code <phase>_oldest}); a row due in two phases counts once
-   * in {@code total_due}. Parameters: asOf for each deadline phase's visit, in phase order, and for
-   * the backoff; then per phase its cutoff twice; then per phase its cutoff again.
+   * in {@code total_due}. Parameters: the cutoff of each deadline phase's visit, in phase order,
+   * and asOf for the backoff; then per phase its cutoff twice; then per phase its cutoff again.
    */
   static final String BACKLOG =
       """
@@ -48,14 +48,12 @@ final class DueReads {
   static final String BACKLOG_SQL;
 
   /**
-   * When each phase next needs a visit, per phase: for a deadline phase the earliest deadline among
-   * its status's rows (the head of {@code ix_conf_due}), or, for a row never armed, the deadline it
-   * would be armed at ({@link PhaseRule#dueAt} over {@link Deadlines#armWindow}); for empty-room
-   * the earliest {@link PhaseRule#dueAt} of the empty rooms. A deadline is never after the row's
-   * due time, so the schedule may wake early (the visit then re-arms), never late. The operators'
-   * pauses ({@link Pauses#AS_JSON}) and the database's clock ride along; {@code clock_timestamp()}
-   * is taken as the result row is formed, after the reads. Parameters: per phase its {@link
-   * #window}.
+   * When each phase next needs a visit, per phase: for a deadline phase {@link #DEADLINE_NEXT_DUE};
+   * for empty-room the earliest {@link PhaseRule#dueAt} of the empty rooms. A mark is never after
+   * the row's reference time, so the schedule may wake early (the visit then re-arms), never late.
+   * The operators' pauses ({@link Pauses#AS_JSON}) and the database's clock ride along; {@code
+   * clock_timestamp()} is taken as the result row is formed, after the reads. Parameters: per phase
+   * in order, a deadline phase its window twice, empty-room its window and the visit limit.
    */
   static final String DUE_TIMES =
       """
@@ -64,13 +62,24 @@ final class DueReads {
              clock_timestamp() AS database_time
       """;
 
+  /**
+   * A deadline phase's next due instant: the head of {@code ix_conf_due} among the rows not in
+   * poison backoff, plus the window (now, for a row never armed: the next cycle arms it), or, if
+   * earlier, the due instant of a row in backoff ({@link PhaseRule#dueAt}, by {@code
+   * ix_conf_backoff}). Parameters: the window, the window.
+   */
   static final String DEADLINE_NEXT_DUE =
       """
-      (SELECT CASE WHEN d.earliest = '-infinity' THEN clock_timestamp() ELSE d.earliest END
-         FROM (SELECT s.reaper_due_at AS earliest FROM messenger.conference_sessions s
-                WHERE s.status = '{status}' AND s.reaper_due_at >= '-infinity'
-                ORDER BY s.reaper_due_at
-                LIMIT 1) d) AS {alias}_next_due""";
+      least(
+        (SELECT CASE WHEN d.mark = '-infinity' THEN clock_timestamp()
+                     ELSE d.mark + ? * interval '1 microsecond' END
+           FROM (SELECT s.reaper_window_start AS mark FROM messenger.conference_sessions s
+                  WHERE s.status = '{status}' AND s.reaper_window_start >= '-infinity'
+                    AND s.reaper_next_attempt_at IS NULL
+                  ORDER BY s.reaper_window_start
+                  LIMIT 1) d),
+        (SELECT min({due_at}) FROM messenger.conference_sessions s
+          WHERE s.status = '{status}' AND s.reaper_next_attempt_at IS NOT NULL)) AS {alias}_next_due""";
 
   static final String EMPTY_RANGE_NEXT_DUE =
       """

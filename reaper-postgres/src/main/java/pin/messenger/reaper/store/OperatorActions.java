@@ -35,7 +35,7 @@ public final class OperatorActions {
    */
   static final String RETRY =
       """
-      UPDATE messenger.conference_sessions SET reaper_next_attempt_at = NULL, reaper_due_at = '-infinity'
+      UPDATE messenger.conference_sessions SET reaper_next_attempt_at = NULL, reaper_window_start = '-infinity'
        WHERE id = ANY(?) AND status IN ('Provisioning', 'Active') AND reaper_next_attempt_at IS NOT NULL
       RETURNING id
       """;

@@ -17,9 +17,9 @@ import pin.messenger.reaper.core.Phase;
  * IN ('Provisioning','Active')}) apply.
  *
  * <p>Where a phase's rows are found ({@link #visited}): stale-live and provision-timeout by the
- * reaper's deadline ({@code reaper_due_at}, index {@code ix_conf_due}: only rows whose deadline has
- * come; an unarmed row's is {@code -infinity}), empty-room by the empty range of {@code
- * ix_conf_active}. The deadline is never later than the instant the row becomes claimable ({@link
+ * reaper's mark ({@code reaper_window_start}, index {@code ix_conf_due}: only rows whose window has
+ * passed since their mark; an unarmed row's is {@code -infinity}), empty-room by the empty range of
+ * {@code ix_conf_active}. The mark is never later than the row's reference time ({@link
  * Deadlines}), so the claimable rows among the visited ones are exactly the claimable rows.
  */
 final class PhaseRule {
@@ -39,8 +39,8 @@ final class PhaseRule {
   static final String NOT_BACKING_OFF =
       "(" + NEXT_ATTEMPT + " IS NULL OR " + NEXT_ATTEMPT + " <= ?)";
 
-  /** The reaper's deadline (V8): written by {@link Deadlines#REARM}; {@code -infinity}: unarmed. */
-  static final String DUE_AT = "s.reaper_due_at";
+  /** The reaper's mark (V8): written by {@link Deadlines#REARM}; {@code -infinity}: unarmed. */
+  static final String WINDOW_START = "s.reaper_window_start";
 
   /**
    * How many rows one {@link #visited} reads at most, in its index's order. The bound is what keeps
@@ -73,7 +73,7 @@ final class PhaseRule {
               WHERE s.status = '%s' AND %s <= ?
               ORDER BY %s
               LIMIT ?) s"""
-                .formatted(phase.from(), DUE_AT, DUE_AT)
+                .formatted(phase.from(), WINDOW_START, WINDOW_START)
             : """
             (SELECT s.* FROM messenger.conference_sessions s
               WHERE %s
@@ -115,9 +115,9 @@ final class PhaseRule {
   }
 
   /**
-   * True when the phase's rows are found by their deadline ({@code ix_conf_due}): every phase whose
+   * True when the phase's rows are found by their mark ({@code ix_conf_due}): every phase whose
    * rule does not depend on the participant count, which the messenger changes without touching the
-   * deadline. Empty-room's rows are the empty rooms themselves (a range of {@code ix_conf_active}):
+   * mark. Empty-room's rows are the empty rooms themselves (a range of {@code ix_conf_active}):
    * rooms that close within the grace unless someone comes back.
    */
   boolean byDeadline() {
@@ -127,10 +127,10 @@ final class PhaseRule {
   /**
    * The rows a cycle visits for this phase, as a {@code FROM} item aliased {@code s}, at most
    * {@link #VISIT_LIMIT} in the order of their index: for a {@link #byDeadline} phase the rows of
-   * its status whose deadline has come, earliest first ({@code ix_conf_due}; two parameters: asOf,
-   * the limit); for empty-room its {@link #candidate} rows, the empty rooms ({@code
-   * ix_conf_active}; one parameter: the limit). Every claimable row is among them (up to the
-   * limit).
+   * its status whose window has passed since their mark, earliest first ({@code ix_conf_due}; two
+   * parameters: the phase's cutoff at asOf, the limit); for empty-room its {@link #candidate} rows,
+   * the empty rooms ({@code ix_conf_active}; one parameter: the limit). Every claimable row is
+   * among them (up to the limit).
    */
   String visited() {
     return visited;

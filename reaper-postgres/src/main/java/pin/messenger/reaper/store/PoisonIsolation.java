@@ -56,7 +56,7 @@ final class PoisonIsolation {
                  '$[0 to %d]'),
              reaper_next_attempt_at = ?::timestamptz
                  + least(?::bigint, ?::bigint * (2 ^ least(s.reaper_attempts, 20))::bigint) * interval '1 millisecond',
-             reaper_due_at = '-infinity'
+             reaper_window_start = '-infinity'
         FROM unnest(?::uuid[], ?::text[]) AS f(id, error)
        WHERE s.id = f.id
       """

@@ -104,7 +104,7 @@ public final class PostgresReaperStore implements ReaperStore {
       int i = 1;
       for (Phase phase : Phase.values()) {
         if (PhaseRule.of(phase).byDeadline()) {
-          ps.setObject(i++, Jdbc.ts(asOf));
+          ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
         }
         ps.setInt(i++, PhaseRule.VISIT_LIMIT);
       }
@@ -167,13 +167,7 @@ public final class PostgresReaperStore implements ReaperStore {
   public DueTimes dueTimes(Clock workerClock, ConferenceRoomReaperOptions options) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(DUE_TIMES_SQL)) {
-      int i = 1;
-      for (Phase phase : Phase.values()) {
-        if (!PhaseRule.of(phase).byDeadline()) {
-          ps.setLong(i++, micros(phase.window(options)));
-          ps.setInt(i++, PhaseRule.VISIT_LIMIT);
-        }
-      }
+      bindDueTimes(ps, options);
       long start = System.nanoTime();
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -194,6 +188,20 @@ public final class PostgresReaperStore implements ReaperStore {
       }
     } catch (SQLException e) {
       throw new StoreException("reading the due times failed: " + Jdbc.describe(e), e);
+    }
+  }
+
+  /** {@link #DUE_TIMES_SQL}'s parameters ({@link DueReads#DUE_TIMES}). */
+  static void bindDueTimes(PreparedStatement ps, ConferenceRoomReaperOptions options)
+      throws SQLException {
+    int i = 1;
+    for (Phase phase : Phase.values()) {
+      ps.setLong(i++, micros(phase.window(options)));
+      if (PhaseRule.of(phase).byDeadline()) {
+        ps.setLong(i++, micros(phase.window(options)));
+      } else {
+        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
+      }
     }
   }
 

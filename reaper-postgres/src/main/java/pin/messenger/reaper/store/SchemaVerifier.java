@@ -49,7 +49,7 @@ public final class SchemaVerifier {
             "reaper_next_attempt_at",
             "reaper_error_history",
             // The reaper's deadline (V8), read and written by every cycle.
-            "reaper_due_at"));
+            "reaper_window_start"));
     REQUIRED.put(
         "conference_participants", List.of("conference_id", "user_id", "joined_at", "left_at"));
     REQUIRED.put(

@@ -149,12 +149,7 @@ class ClaimPlanTest {
         PreparedStatement ps =
             c.prepareStatement(
                 "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + PostgresReaperStore.DUE_TIMES_SQL)) {
-      int i = 1;
-      ps.setLong(
-          i++,
-          PostgresReaperStore.micros(
-              Phase.EMPTY_ROOM.window(ConferenceRoomReaperOptions.defaults())));
-      ps.setInt(i, PhaseRule.VISIT_LIMIT);
+      PostgresReaperStore.bindDueTimes(ps, ConferenceRoomReaperOptions.defaults());
       StringBuilder out = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

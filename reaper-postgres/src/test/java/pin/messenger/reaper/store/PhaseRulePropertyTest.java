@@ -73,27 +73,28 @@ class PhaseRulePropertyTest {
     arm(random);
   }
 
-  /** Arms two rows in three, each as of a version of the row older by 0, 1 µs or an hour. */
+  /**
+   * Arms two rows in three, each as of a version of the row older by 0, 1 µs or an hour: its
+   * reference time then ({@link Deadlines}' mark holds no window).
+   */
   static void arm(Random random) throws Exception {
     String armed =
         "CASE WHEN s.status = 'Active' THEN %s ELSE %s END"
             .formatted(
-                PhaseRule.of(Phase.STALE_LIVE).dueAt(),
-                PhaseRule.of(Phase.PROVISION_TIMEOUT).dueAt());
+                PhaseRule.of(Phase.STALE_LIVE).column(),
+                PhaseRule.of(Phase.PROVISION_TIMEOUT).column());
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "UPDATE messenger.conference_sessions s SET reaper_due_at = (%s) - ? * interval '1 microsecond' WHERE s.id = ?"
+                "UPDATE messenger.conference_sessions s SET reaper_window_start = (%s) - ? * interval '1 microsecond' WHERE s.id = ?"
                     .formatted(armed))) {
       long[] olderBy = {0, 1, 3_600_000_000L};
       for (ConferenceSession s : sessions) {
         if (random.nextInt(3) == 0) {
           continue;
         }
-        ps.setLong(1, micros(Deadlines.armWindow(Phase.STALE_LIVE, OPTIONS)));
-        ps.setLong(2, micros(Deadlines.armWindow(Phase.PROVISION_TIMEOUT, OPTIONS)));
-        ps.setLong(3, olderBy[random.nextInt(olderBy.length)]);
-        ps.setObject(4, s.id());
+        ps.setLong(1, olderBy[random.nextInt(olderBy.length)]);
+        ps.setObject(2, s.id());
         ps.addBatch();
       }
       ps.executeBatch();
@@ -334,8 +335,9 @@ class PhaseRulePropertyTest {
             .orElseThrow();
     if (rule.byDeadline()) {
       // Rows of the phase's status are unarmed (a third, as the messenger inserts them): the phase
-      // needs a visit now, which arms them. Never later than the earliest due time.
-      assertThat(earliest).isAfterOrEqualTo(readAt).isAfter(exact);
+      // needs a visit now, which arms them. Never later than now or the earliest due time.
+      Instant latest = exact.isAfter(readAt) ? exact : Instant.now();
+      assertThat(earliest).isBeforeOrEqualTo(latest);
       assertThat(armedEarliest(phase)).isBeforeOrEqualTo(exact);
     } else {
       assertThat(earliest).isEqualTo(exact);
@@ -343,57 +345,66 @@ class PhaseRulePropertyTest {
   }
 
   /**
-   * The invariant that lets a cycle visit only the rows whose deadline has come: no live row's
-   * deadline (as armed, or as it would be armed) lies after the first instant the decision takes it
-   * in its status's phase, nor, for a Provisioning room, in stale-live once the messenger activates
-   * it (last activity at or after its creation).
+   * The invariant that lets a cycle visit only the rows whose window has passed since their mark:
+   * no live row is taken by the decision before its window, counted from its mark (as armed, or the
+   * reference time it would be armed with), has passed, in its status's phase, nor, for a
+   * Provisioning room, in stale-live once the messenger activates it (last activity at or after its
+   * creation). The mark holds no window, so this holds for any window: checked with the options'
+   * windows and with windows a tenth as long (a configuration shortened after the rows were armed).
    */
   @org.junit.jupiter.api.Test
-  void no_deadline_lies_after_the_first_instant_the_decision_takes_the_row() throws Exception {
-    Map<UUID, Instant> deadline = new LinkedHashMap<>();
+  void no_row_is_taken_before_its_window_has_passed_since_its_mark() throws Exception {
+    Map<UUID, Instant> mark = new LinkedHashMap<>();
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 """
-                SELECT s.id, CASE WHEN s.reaper_due_at > '-infinity' THEN s.reaper_due_at
-                                  WHEN s.status = 'Active' THEN %s ELSE %s END AS deadline
+                SELECT s.id, CASE WHEN s.reaper_window_start > '-infinity' THEN s.reaper_window_start
+                                  WHEN s.status = 'Active' THEN %s ELSE %s END AS mark
                   FROM messenger.conference_sessions s
                  WHERE s.status IN ('Provisioning', 'Active')
                 """
                     .formatted(
-                        PhaseRule.of(Phase.STALE_LIVE).dueAt(),
-                        PhaseRule.of(Phase.PROVISION_TIMEOUT).dueAt()))) {
-      ps.setLong(1, micros(Deadlines.armWindow(Phase.STALE_LIVE, OPTIONS)));
-      ps.setLong(2, micros(Deadlines.armWindow(Phase.PROVISION_TIMEOUT, OPTIONS)));
+                        PhaseRule.of(Phase.STALE_LIVE).column(),
+                        PhaseRule.of(Phase.PROVISION_TIMEOUT).column()))) {
       try (var rs = ps.executeQuery()) {
         while (rs.next()) {
-          deadline.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "deadline"));
+          mark.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "mark"));
         }
       }
     }
+    ConferenceRoomReaperOptions shorter =
+        ConferenceRoomReaperOptions.builder()
+            .emptyRoomGrace(OPTIONS.emptyRoomGrace().dividedBy(10))
+            .provisionTimeout(OPTIONS.provisionTimeout().dividedBy(10))
+            .staleLiveTimeout(OPTIONS.staleLiveTimeout().dividedBy(10))
+            .build();
     int checked = 0;
-    for (ConferenceSession s : sessions) {
-      Instant d = deadline.get(s.id());
-      if (d == null) {
-        continue;
+    for (ConferenceRoomReaperOptions options : List.of(OPTIONS, shorter)) {
+      for (ConferenceSession s : sessions) {
+        Instant m = mark.get(s.id());
+        if (m == null) {
+          continue;
+        }
+        for (Phase phase : List.of(Phase.PROVISION_TIMEOUT, Phase.STALE_LIVE)) {
+          Instant before = m.plus(phase.window(options)).minus(MICRO);
+          assertThat(phase.from().name().equals(s.status()) && selectsAt(phase, s, before, options))
+              .as("%s: taken before its window since its mark %s: %s", phase, m, describe(phase, s))
+              .isFalse();
+        }
+        if (s.status().equals("Provisioning")) {
+          ConferenceSession active = activated(s);
+          Instant before = m.plus(Phase.STALE_LIVE.window(options)).minus(MICRO);
+          assertThat(selectsAt(Phase.STALE_LIVE, active, before, options))
+              .as(
+                  "activated, taken before its window since its mark %s: %s",
+                  m, describe(Phase.STALE_LIVE, active))
+              .isFalse();
+        }
+        checked++;
       }
-      Instant before = d.minus(MICRO);
-      for (Phase phase : List.of(Phase.PROVISION_TIMEOUT, Phase.STALE_LIVE)) {
-        assertThat(phase.from().name().equals(s.status()) && selectsAt(phase, s, before))
-            .as("%s: taken before its deadline %s: %s", phase, d, describe(phase, s))
-            .isFalse();
-      }
-      if (s.status().equals("Provisioning")) {
-        ConferenceSession active = activated(s);
-        assertThat(selectsAt(Phase.STALE_LIVE, active, before))
-            .as(
-                "activated, taken before its deadline %s: %s",
-                d, describe(Phase.STALE_LIVE, active))
-            .isFalse();
-      }
-      checked++;
     }
-    assertThat(checked).as("the generator reaches live rows").isGreaterThan(1_000);
+    assertThat(checked).as("the generator reaches live rows").isGreaterThan(2_000);
   }
 
   /** {@code s} as the messenger activates it: Active, last activity no earlier than creation. */
@@ -418,15 +429,19 @@ class PhaseRulePropertyTest {
         s.reaperNextAttemptAt());
   }
 
-  /** The earliest deadline of the phase's status's armed rows, or the one an unarmed row gets. */
+  /**
+   * The earliest instant a row of the phase's status is visited: its mark (or, unarmed, the
+   * reference time it would be armed with) plus the phase's window.
+   */
   static Instant armedEarliest(Phase phase) throws Exception {
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT min(CASE WHEN s.reaper_due_at = '-infinity' THEN %s ELSE s.reaper_due_at END)"
-                        .formatted(PhaseRule.of(phase).dueAt())
+                "SELECT min(CASE WHEN s.reaper_window_start = '-infinity' THEN %s ELSE s.reaper_window_start END)"
+                        .formatted(PhaseRule.of(phase).column())
+                    + " + ? * interval '1 microsecond'"
                     + " AS earliest FROM messenger.conference_sessions s WHERE s.status = ?")) {
-      ps.setLong(1, micros(Deadlines.armWindow(phase, OPTIONS)));
+      ps.setLong(1, micros(phase.window(OPTIONS)));
       ps.setString(2, phase.from().name());
       try (var rs = ps.executeQuery()) {
         rs.next();
@@ -436,7 +451,12 @@ class PhaseRulePropertyTest {
   }
 
   static boolean selectsAt(Phase phase, ConferenceSession s, Instant asOf) {
-    return !(ReaperDecision.decide(phase, s, asOf, OPTIONS) instanceof Decision.Skip);
+    return selectsAt(phase, s, asOf, OPTIONS);
+  }
+
+  static boolean selectsAt(
+      Phase phase, ConferenceSession s, Instant asOf, ConferenceRoomReaperOptions options) {
+    return !(ReaperDecision.decide(phase, s, asOf, options) instanceof Decision.Skip);
   }
 
   static List<UUID> ids(List<ConferenceSession> rows) {

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import pin.messenger.reaper.core.Cancellation;
@@ -560,10 +561,15 @@ class ReaperConcurrencyTest extends DatabaseTest {
     }
   }
 
-  /** The room's deadline ({@link Deadlines}), null when unarmed ({@code -infinity}). */
-  private Instant deadline(Room room) {
-    Instant v = (Instant) rooms.row(room.id).get("reaper_due_at");
-    return v.equals(java.time.OffsetDateTime.MIN.toInstant()) ? null : v;
+  /**
+   * The room's deadline: when stale-live next visits it, its mark ({@link Deadlines}) plus the
+   * window; null when unarmed ({@code -infinity}).
+   */
+  private @Nullable Instant deadline(Room room) {
+    Instant v = (Instant) rooms.row(room.id).get("reaper_window_start");
+    return v.equals(java.time.OffsetDateTime.MIN.toInstant())
+        ? null
+        : v.plus(options.staleLiveTimeout());
   }
 
   private void heartbeat(Connection messenger, Room room, Instant at) throws Exception {
@@ -691,6 +697,26 @@ class ReaperConcurrencyTest extends DatabaseTest {
     Instant emptyDue = asOf.plusSeconds(20).plus(options.emptyRoomGrace());
     assertThat(reaper(options, store).runOnce(emptyDue, Cancellation.NONE).emptyTimeout())
         .isEqualTo(1);
+  }
+
+  @Test
+  void a_room_armed_by_a_runner_with_a_longer_window_is_closed_by_one_with_a_shorter_window()
+      throws Exception {
+    // A configuration change (or a rolling deploy) shortens stale-live: rows armed under the old
+    // window are still visited at the new one's end, since the mark holds no window.
+    Duration stale = options.staleLiveTimeout();
+    ConferenceRoomReaperOptions longer =
+        ConferenceRoomReaperOptions.builder().staleLiveTimeout(stale.multipliedBy(2)).build();
+    Instant lastActivity = asOf.minus(stale).plusSeconds(60);
+    Room room = rooms.insert(Rooms.occupied(lastActivity, 2));
+    assertThat(reaper(longer, store).runOnce(asOf, Cancellation.NONE).reaped()).isZero();
+    assertThat(deadline(room)).isEqualTo(lastActivity.plus(stale));
+
+    Instant due = lastActivity.plus(stale);
+    assertThat(reaper(options, store).runOnce(due.minusMillis(1), Cancellation.NONE).reaped())
+        .isZero();
+    assertThat(reaper(options, store).runOnce(due, Cancellation.NONE).staleTimeout()).isEqualTo(1);
+    assertThat(rooms.status(room.id)).isEqualTo("Ended");
   }
 
   /** A run lock that is always held: a batch driven by hand, outside a cycle. */

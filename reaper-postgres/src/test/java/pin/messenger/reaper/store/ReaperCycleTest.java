@@ -76,13 +76,19 @@ class ReaperCycleTest extends DatabaseTest {
     assertThat(result.lockAcquired()).isTrue();
     assertThat(result.reaped()).isZero();
     assertThat(result.poisoned()).isZero();
-    // Only the reaper's own deadline was written: the rows the messenger inserted are armed.
+    // Only the reaper's own mark was written: the rows the messenger inserted are armed, each from
+    // its reference time.
     List<Map<String, Object>> after =
         rooms.query("SELECT * FROM messenger.conference_sessions ORDER BY id");
     assertThat(withoutDeadline(after)).isEqualTo(withoutDeadline(before));
     assertThat(after)
         .filteredOn(r -> !"Ended".equals(r.get("status")))
-        .allSatisfy(r -> assertThat((Instant) r.get("reaper_due_at")).isAfter(asOf));
+        .allSatisfy(
+            r ->
+                assertThat((Instant) r.get("reaper_window_start"))
+                    .isEqualTo(
+                        r.get(
+                            "Active".equals(r.get("status")) ? "last_activity_at" : "created_at")));
     assertThat(outboxRows()).isZero();
     assertThat(realtimeRows()).isZero();
     assertThat(dispatched).isEmpty();
@@ -98,7 +104,7 @@ class ReaperCycleTest extends DatabaseTest {
         .map(
             r -> {
               Map<String, Object> copy = new java.util.HashMap<>(r);
-              copy.remove("reaper_due_at");
+              copy.remove("reaper_window_start");
               return copy;
             })
         .toList();
