@@ -5,10 +5,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -128,17 +125,7 @@ final class HeartbeatLoad {
   private static long[] flushedCounters(DataSource db, long expected) throws Exception {
     long[] last = {-1, -1};
     for (int i = 0; i < 200; i++) {
-      long[] now = new long[2];
-      try (Connection c = db.getConnection();
-          Statement st = c.createStatement();
-          ResultSet rs =
-              st.executeQuery(
-                  "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
-                      + " WHERE relid = 'messenger.conference_sessions'::regclass")) {
-        rs.next();
-        now[0] = rs.getLong(1);
-        now[1] = rs.getLong(2);
-      }
+      long[] now = ScaleStatements.updates(db);
       if (expected >= 0 ? now[0] >= expected : now[0] == last[0]) {
         return now;
       }
