@@ -78,22 +78,25 @@ final class PostgresBatch implements ReaperStore.Batch {
    */
   private @Nullable Integer lockPid;
 
-  /** Where the batch finds its phase's drain cursor; null: no drain cursors (every claim scans). */
-  private final @Nullable PostgresReaperStore drains;
+  /**
+   * The store the batch belongs to: its phases' drain cursors and the outbox mode's rows; null: no
+   * drain cursors (every claim reads its index range) and the relay's outbox.
+   */
+  private final @Nullable PostgresReaperStore store;
 
   PostgresBatch(
       Connection connection,
       Duration statementTimeout,
       Duration idleTimeout,
-      @Nullable PostgresReaperStore drains) {
+      @Nullable PostgresReaperStore store) {
     this.connection = connection;
-    this.drains = drains;
+    this.store = store;
     this.claims = new Claims(connection);
     this.pendingLimits = Limits.of(statementTimeout, idleTimeout);
     this.writes =
         new PoisonIsolation(
             connection,
-            new TransitionWriter(connection, drains == null ? null : drains.debeziumRows()));
+            new TransitionWriter(connection, store == null ? null : store.debeziumRows()));
   }
 
   @Override
@@ -106,12 +109,12 @@ final class PostgresBatch implements ReaperStore.Batch {
       @Nullable ClaimPosition after) {
     lockPid = lock instanceof AdvisoryRunLock advisory ? advisory.pid() : null;
     List<UUID> cursorIds = null;
-    if (drains != null) {
+    if (store != null) {
       if (after == null) {
-        drains.forgetDrain(phase);
+        store.forgetDrain(phase);
       } else {
         // A later batch of a drain: its candidates come from the read-ahead, not the index range.
-        DrainCursor cursor = drains.drainCursor(phase, asOf);
+        DrainCursor cursor = store.drainCursor(phase, asOf);
         if (!cursor.started()) {
           // The first batch's claim names no passed-over rows: they are the rows still claimable
           // up to its last position (the ones it claimed are closed by now).
@@ -131,8 +134,8 @@ final class PostgresBatch implements ReaperStore.Batch {
     }
     Claims.Result result =
         claims.claim(phase, cutoff, asOf, limit, after, lockPid, takeLimits(), cursorIds);
-    if (drains != null && result.runLockHeld()) {
-      drains.drainCursor(phase, asOf).passedOver(result.passedOver());
+    if (store != null && result.runLockHeld()) {
+      store.drainCursor(phase, asOf).passedOver(result.passedOver());
     }
     if (!result.runLockHeld()) {
       throw lockLost();
