@@ -8,7 +8,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
@@ -25,10 +24,7 @@ class DebeziumModeBlackBoxIT {
   @BeforeAll
   static void start() throws Exception {
     server = PostgresServer.startMigrated();
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setUrl(server.jdbcUrl());
-    ds.setUser("postgres");
-    rooms = new Rooms(ds);
+    rooms = server.rooms();
   }
 
   @AfterAll

@@ -15,7 +15,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 import pin.messenger.reaper.testing.Rooms;
 import pin.messenger.reaper.testing.Rooms.Room;
 
@@ -32,10 +31,7 @@ class OperationsBlackBoxIT {
   @BeforeAll
   static void start() throws Exception {
     server = PostgresServer.startMigrated();
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setUrl(server.jdbcUrl());
-    ds.setUser("postgres");
-    rooms = new Rooms(ds);
+    rooms = server.rooms();
   }
 
   @AfterAll

@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
+import org.postgresql.ds.PGSimpleDataSource;
 import pin.messenger.reaper.testing.Prerequisite;
+import pin.messenger.reaper.testing.Rooms;
 
 /**
  * A PostgreSQL server in its own process for black-box runs, always started with {@code pg_ctl} (so
@@ -431,6 +433,14 @@ final class PostgresServer implements AutoCloseable {
 
   String jdbcUrl() {
     return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+  }
+
+  /** The test's own access to the server, as the superuser. */
+  Rooms rooms() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setUrl(jdbcUrl());
+    ds.setUser("postgres");
+    return new Rooms(ds);
   }
 
   /**
