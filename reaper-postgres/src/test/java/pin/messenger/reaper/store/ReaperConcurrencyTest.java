@@ -641,7 +641,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
                   assertThat(batch.rearm(Phase.STALE_LIVE, asOf, options)).isEqualTo(1);
                   rearmed.countDown();
                   assertThat(beaten.await(10, TimeUnit.SECONDS)).isTrue();
-                  Thread.sleep(200); // let the heartbeat reach the row lock and wait on it
+                  awaitALockWaiter(); // the heartbeat has reached the row lock and waits on it
                   batch.commit(new AlwaysHeld());
                 }
                 return null;
@@ -717,6 +717,23 @@ class ReaperConcurrencyTest extends DatabaseTest {
         .isZero();
     assertThat(reaper(options, store).runOnce(due, Cancellation.NONE).staleTimeout()).isEqualTo(1);
     assertThat(rooms.status(room.id)).isEqualTo("Ended");
+  }
+
+  /**
+   * Polls the server until a backend of the test database waits on a lock (not a sleep standing in
+   * for synchronisation: the condition is the server's own state).
+   */
+  private void awaitALockWaiter() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (rooms.count(
+            "SELECT count(*) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND wait_event_type = 'Lock'")
+        == 0) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no backend waited on a lock within 10 s");
+      }
+      Thread.sleep(10);
+    }
   }
 
   /** A run lock that is always held: a batch driven by hand, outside a cycle. */
