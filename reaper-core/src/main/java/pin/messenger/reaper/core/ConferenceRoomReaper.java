@@ -147,7 +147,7 @@ public final class ConferenceRoomReaper {
       Map<Phase, BatchOutcome> outcomes = new LinkedHashMap<>();
       boolean acquired;
       Set<Phase> paused;
-      try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
+      try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl(), asOf, options)) {
         acquired = lock.acquired();
         // Read in the lock attempt's round trip: every runner obeys a pause from its next cycle,
         // and each batch's claim reads them again (a pause set meanwhile stops the phase there).

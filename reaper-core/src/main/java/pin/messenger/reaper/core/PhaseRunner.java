@@ -63,6 +63,18 @@ final class PhaseRunner {
       if (paused.contains(phase)) {
         continue;
       }
+      if (lock.nothingDue(phase)) {
+        // The lock's round trip found no row to claim or re-arm: no statement for this phase.
+        log.atInfo()
+            .addKeyValue("phase", phase.label())
+            .addKeyValue("count", 0)
+            .addKeyValue("skippedLocked", 0)
+            .addKeyValue("rearmed", 0)
+            .addKeyValue("nothingDue", true)
+            .log("batch selected");
+        outcomes.put(phase, BatchOutcome.EMPTY);
+        continue;
+      }
       BatchOutcome total = BatchOutcome.EMPTY;
       // Where this phase's previous full batch ended (drain mode); null before the first batch.
       ClaimPosition[] after = {null};

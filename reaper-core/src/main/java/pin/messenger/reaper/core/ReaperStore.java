@@ -18,9 +18,10 @@ public interface ReaperStore {
   /**
    * Tries, without waiting, to take the single-runner lock. The lock must be freed by the server
    * itself after {@code ttl} even if the holder hangs, and must never outlive the returned handle
-   * on a pooled connection.
+   * on a pooled connection. A store may read in the same round trip which phases have nothing due
+   * at the cycle's moment {@code asOf} ({@link RunLock#nothingDue}).
    */
-  RunLock tryAcquireRunLock(Duration ttl);
+  RunLock tryAcquireRunLock(Duration ttl, Instant asOf, ConferenceRoomReaperOptions options);
 
   /**
    * Opens one batch transaction with server-side limits: {@code statementTimeout} per statement,
@@ -68,6 +69,15 @@ public interface ReaperStore {
      */
     default PauseState pauses() {
       return PauseState.NONE;
+    }
+
+    /**
+     * True when the lock's round trip found that {@code phase} has no row to claim and none to
+     * re-arm at the cycle's moment: the cycle sends the phase no statement. False when it has work
+     * or the store did not read it (then the phase's claim finds out).
+     */
+    default boolean nothingDue(Phase phase) {
+      return false;
     }
 
     @Override

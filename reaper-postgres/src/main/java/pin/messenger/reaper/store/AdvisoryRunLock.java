@@ -5,12 +5,18 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.LockLostException;
 import pin.messenger.reaper.core.PauseState;
+import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.StoreException;
 
@@ -35,17 +41,25 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   /**
    * Takes the lock without waiting, with the TTL and a statement limit, and reads the operators'
    * pauses in the same round trip ({@link Pauses#AS_JSON}), with the holder's backend pid (what the
-   * batches' {@link #HELD_BY} check names). Parameters: ttl, limit, name.
+   * batches' {@link #HELD_BY} check names). When the lock is taken, the same round trip finds which
+   * phases have work at the cycle's moment ({@link DueReads#HAS_WORK}: index probes); a runner that
+   * did not get the lock does not read them ({@code CASE} evaluates its subqueries only when
+   * reached). Parameters: ttl, limit, name, then {@link DueReads#bindHasWork}'s.
    */
   static final String TRY_LOCK =
       """
-      SELECT set_config('idle_in_transaction_session_timeout', ?, true),
-             set_config('statement_timeout', ?, true),
-             pg_try_advisory_xact_lock(hashtextextended(?, 0)),
-             %s AS pauses,
-             pg_backend_pid() AS pid
+      WITH attempt AS MATERIALIZED (
+        SELECT set_config('idle_in_transaction_session_timeout', ?, true) AS ttl,
+               set_config('statement_timeout', ?, true) AS statement_limit,
+               pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS acquired,
+               %s AS pauses,
+               pg_backend_pid() AS pid
+      )
+      SELECT a.acquired, a.pauses, a.pid,
+             %s
+        FROM attempt a
       """
-          .formatted(Pauses.AS_JSON);
+          .formatted(Pauses.AS_JSON, DueReads.hasWork("a.acquired"));
 
   /**
    * Whether the lock is still granted to its holder's backend, asked from any other session: the
@@ -84,14 +98,23 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   /** The holder's backend pid (0 when not acquired). */
   private final int pid;
 
-  private AdvisoryRunLock(@Nullable Connection connection, PauseState pauses, int pid) {
+  /** The phases the lock's round trip found without work at the cycle's moment. */
+  private final Set<Phase> nothingDue;
+
+  private AdvisoryRunLock(
+      @Nullable Connection connection, PauseState pauses, int pid, Set<Phase> nothingDue) {
     this.connection = connection;
     this.pauses = pauses;
     this.pid = pid;
+    this.nothingDue = nothingDue;
   }
 
-  /** Tries the lock once; the handle says whether it was acquired. */
-  static AdvisoryRunLock tryAcquire(DataSource dataSource, Duration ttl) {
+  /**
+   * Tries the lock once for a cycle at {@code asOf}; the handle says whether it was acquired and,
+   * if so, which phases have nothing due.
+   */
+  static AdvisoryRunLock tryAcquire(
+      DataSource dataSource, Duration ttl, Instant asOf, ConferenceRoomReaperOptions options) {
     Connection c = null;
     try {
       c = dataSource.getConnection();
@@ -99,22 +122,30 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
       boolean acquired;
       PauseState pauses;
       int pid;
+      Set<Phase> nothingDue = EnumSet.noneOf(Phase.class);
       try (PreparedStatement ps = c.prepareStatement(TRY_LOCK)) {
         ps.setString(1, ttl.toMillis() + "ms");
         ps.setString(2, STATEMENT_TIMEOUT.toMillis() + "ms");
         ps.setString(3, NAME);
+        DueReads.bindHasWork(ps, 4, asOf, options);
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
-          acquired = rs.getBoolean(3);
-          pauses = Pauses.decode(rs.getString(4));
-          pid = rs.getInt(5);
+          acquired = rs.getBoolean("acquired");
+          pauses = Pauses.decode(rs.getString("pauses"));
+          pid = rs.getInt("pid");
+          for (Phase phase : Phase.values()) {
+            // False, not null: the phase was read and has nothing due.
+            if (Boolean.FALSE.equals(rs.getObject(DueReads.alias(phase) + "_has_work"))) {
+              nothingDue.add(phase);
+            }
+          }
         }
       }
       if (!acquired) {
         Jdbc.endQuietly(c);
-        return new AdvisoryRunLock(null, pauses, 0);
+        return new AdvisoryRunLock(null, pauses, 0, Set.of());
       }
-      return new AdvisoryRunLock(c, pauses, pid);
+      return new AdvisoryRunLock(c, pauses, pid, Collections.unmodifiableSet(nothingDue));
     } catch (SQLException e) {
       Jdbc.endQuietly(c);
       throw new StoreException("could not try the run lock: " + Jdbc.describe(e), e);
@@ -137,6 +168,11 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
   @Override
   public PauseState pauses() {
     return pauses;
+  }
+
+  @Override
+  public boolean nothingDue(Phase phase) {
+    return nothingDue.contains(phase);
   }
 
   @Override
@@ -167,6 +203,10 @@ final class AdvisoryRunLock implements ReaperStore.RunLock {
           .log(
               "run lock was lost before the cycle ended (its TTL passed or its session was ended)");
     }
-    Jdbc.endQuietly(connection);
+    try {
+      connection.close();
+    } catch (SQLException ignored) {
+      // Rolled back or gone: nothing more to free (the pool discards a broken connection).
+    }
   }
 }

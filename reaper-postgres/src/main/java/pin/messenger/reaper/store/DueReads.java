@@ -1,14 +1,20 @@
 package pin.messenger.reaper.store;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.Phase;
 
 /**
- * The two read-only statements the worker sends besides its claims: the backlog gauges' counts and
- * the next-due read. Both read only what a cycle visits (index ranges: {@link PhaseRule#visited}),
- * never every live row, and each phase's part is its {@link PhaseRule} fragment.
+ * The worker's reads of what is due, besides its claims: the backlog gauges' counts, the next-due
+ * read, and which phases have work at a cycle's moment (read with the run lock, {@link
+ * AdvisoryRunLock#TRY_LOCK}, so a phase with nothing due sends no statement). All read only what a
+ * cycle visits (index ranges: {@link PhaseRule#visited}), never every live row, and each phase's
+ * part is its {@link PhaseRule} fragment.
  */
 final class DueReads {
 
@@ -63,27 +69,60 @@ final class DueReads {
       """;
 
   /**
-   * A deadline phase's next due instant: the head of {@code ix_conf_due} among the rows not in
-   * poison backoff, plus the window (now, for a row never armed: the next cycle arms it), or, if
-   * earlier, the due instant of a row in backoff ({@link PhaseRule#dueAt}, by {@code
-   * ix_conf_backoff}). Parameters: the window, the window.
+   * A deadline phase's head: the earliest mark ({@code ix_conf_due}) among its rows not in poison
+   * backoff; null when it has none. Read in index order with {@code LIMIT 1}, so the plan is the
+   * index's first entry whatever the statistics.
+   */
+  static final String HEAD_MARK =
+      """
+      (SELECT s.reaper_window_start FROM messenger.conference_sessions s
+        WHERE s.status = '{status}' AND s.reaper_window_start >= '-infinity'
+          AND s.reaper_next_attempt_at IS NULL
+        ORDER BY s.reaper_window_start
+        LIMIT 1)""";
+
+  /**
+   * The earliest {@link PhaseRule#dueAt} of a deadline phase's rows in poison backoff ({@code
+   * ix_conf_backoff}); null when none. Parameter: the window.
+   */
+  static final String BACKOFF_DUE =
+      """
+      (SELECT min({due_at}) FROM messenger.conference_sessions s
+        WHERE s.status = '{status}' AND s.reaper_next_attempt_at IS NOT NULL)""";
+
+  /** The earliest {@link PhaseRule#dueAt} of the empty rooms. Parameters: window, visit limit. */
+  static final String EMPTY_DUE =
+      """
+      (SELECT min({due_at}) FROM {visited})""";
+
+  /**
+   * A deadline phase's next due instant: the {@link #HEAD_MARK} plus the window (now, for a row
+   * never armed: the next cycle arms it), or, if earlier, the {@link #BACKOFF_DUE}. Parameters: the
+   * window, the window.
    */
   static final String DEADLINE_NEXT_DUE =
       """
       least(
         (SELECT CASE WHEN d.mark = '-infinity' THEN clock_timestamp()
                      ELSE d.mark + ? * interval '1 microsecond' END
-           FROM (SELECT s.reaper_window_start AS mark FROM messenger.conference_sessions s
-                  WHERE s.status = '{status}' AND s.reaper_window_start >= '-infinity'
-                    AND s.reaper_next_attempt_at IS NULL
-                  ORDER BY s.reaper_window_start
-                  LIMIT 1) d),
-        (SELECT min({due_at}) FROM messenger.conference_sessions s
-          WHERE s.status = '{status}' AND s.reaper_next_attempt_at IS NOT NULL)) AS {alias}_next_due""";
+           FROM (SELECT {head_mark} AS mark) d),
+        {backoff_due}) AS {alias}_next_due""";
 
-  static final String EMPTY_RANGE_NEXT_DUE =
-      """
-      (SELECT min({due_at}) FROM {visited}) AS {alias}_next_due""";
+  static final String EMPTY_RANGE_NEXT_DUE = "{empty_due} AS {alias}_next_due";
+
+  /**
+   * Whether a phase has work at the cycle's moment: a row to claim or to re-arm. For a deadline
+   * phase, its {@link #HEAD_MARK} is at or before the cutoff (every row to claim or re-arm outside
+   * backoff has its mark there: {@link Deadlines}' invariant), or a row in backoff is claimable
+   * ({@link #BACKOFF_DUE} reached); for empty-room, an empty room is claimable. False exactly when
+   * the phase's claim would find nothing and its re-arm nothing to move. Parameters: a deadline
+   * phase its cutoff, its window and asOf; empty-room its window, the visit limit and asOf.
+   */
+  static final String DEADLINE_HAS_WORK = "coalesce({head_mark} <= ? OR {backoff_due} <= ?, false)";
+
+  static final String EMPTY_HAS_WORK = "coalesce({empty_due} <= ?, false)";
+
+  private static final List<String> HAS_WORK = new ArrayList<>();
 
   static final String DUE_TIMES_SQL;
 
@@ -100,12 +139,8 @@ final class DueReads {
           "count(*) FILTER (WHERE %s) AS %s_due, min(%s) FILTER (WHERE %s) AS %s_oldest"
               .formatted(rule.due(), name, rule.column(), rule.due(), name));
       any.add("(" + rule.due() + ")");
-      nextDue.add(
-          (rule.byDeadline() ? DEADLINE_NEXT_DUE : EMPTY_RANGE_NEXT_DUE)
-              .replace("{status}", phase.from().name())
-              .replace("{due_at}", rule.dueAt())
-              .replace("{visited}", rule.visited())
-              .replace("{alias}", name));
+      nextDue.add(fill(rule.byDeadline() ? DEADLINE_NEXT_DUE : EMPTY_RANGE_NEXT_DUE, rule));
+      HAS_WORK.add(fill(rule.byDeadline() ? DEADLINE_HAS_WORK : EMPTY_HAS_WORK, rule));
     }
     visited.add(POISON);
     BACKLOG_SQL =
@@ -117,6 +152,55 @@ final class DueReads {
         DUE_TIMES
             .replace("{per_phase}", String.join(",\n       ", nextDue))
             .replace("{pauses}", Pauses.AS_JSON);
+  }
+
+  /**
+   * Every phase's {@code <phase>_has_work} as select-list items, in phase order, each read only
+   * when {@code guard} (a boolean SQL expression) holds and null otherwise: {@code CASE} evaluates
+   * its subqueries only when reached. Parameters: {@link #bindHasWork}'s.
+   */
+  static String hasWork(String guard) {
+    List<String> items = new ArrayList<>();
+    for (Phase phase : Phase.values()) {
+      items.add(
+          "CASE WHEN %s THEN %s END AS %s_has_work"
+              .formatted(guard, HAS_WORK.get(phase.ordinal()), alias(phase)));
+    }
+    return String.join(",\n       ", items);
+  }
+
+  /** {@code template} with the phase's fragments filled in. */
+  private static String fill(String template, PhaseRule rule) {
+    Phase phase = rule.phase();
+    return template
+        .replace("{head_mark}", HEAD_MARK)
+        .replace("{backoff_due}", BACKOFF_DUE)
+        .replace("{empty_due}", EMPTY_DUE)
+        .replace("{status}", phase.from().name())
+        .replace("{due_at}", rule.dueAt())
+        .replace("{visited}", rule.visited())
+        .replace("{alias}", alias(phase));
+  }
+
+  /**
+   * {@link #hasWork}'s parameters from {@code i} for a cycle at {@code asOf}; returns the next
+   * index.
+   */
+  static int bindHasWork(
+      PreparedStatement ps, int i, Instant asOf, ConferenceRoomReaperOptions options)
+      throws SQLException {
+    for (Phase phase : Phase.values()) {
+      long window = PostgresReaperStore.micros(phase.window(options));
+      if (PhaseRule.of(phase).byDeadline()) {
+        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+        ps.setLong(i++, window);
+      } else {
+        ps.setLong(i++, window);
+        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
+      }
+      ps.setObject(i++, Jdbc.ts(asOf));
+    }
+    return i;
   }
 
   private DueReads() {}

@@ -93,8 +93,9 @@ public final class PostgresReaperStore implements ReaperStore {
   }
 
   @Override
-  public RunLock tryAcquireRunLock(Duration ttl) {
-    return AdvisoryRunLock.tryAcquire(dataSource, ttl);
+  public RunLock tryAcquireRunLock(
+      Duration ttl, Instant asOf, ConferenceRoomReaperOptions options) {
+    return AdvisoryRunLock.tryAcquire(dataSource, ttl, asOf, options);
   }
 
   @Override

@@ -19,13 +19,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import pin.messenger.reaper.core.Cancellation;
+import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ConferenceSession;
 import pin.messenger.reaper.core.CycleOrigin;
+import pin.messenger.reaper.core.CycleResult;
 import pin.messenger.reaper.core.Decision;
 import pin.messenger.reaper.core.LockLostException;
 import pin.messenger.reaper.core.Phase;
 import pin.messenger.reaper.core.ReaperDecision;
+import pin.messenger.reaper.core.ReaperObserver;
 import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.core.Transition;
 import pin.messenger.reaper.testing.Rooms;
@@ -67,7 +71,8 @@ class BatchRoundTripsTest {
     for (int i = 0; i < 20; i++) {
       rooms.insert(Rooms.emptyActive(AS_OF.minusSeconds(300 + i)));
     }
-    try (ReaperStore.RunLock lock = store.tryAcquireRunLock(OPTIONS.lockTtl())) {
+    try (ReaperStore.RunLock lock =
+        store.tryAcquireRunLock(OPTIONS.lockTtl(), Instant.now(), OPTIONS)) {
       roundTrips.set(0);
 
       int closed = batch(lock, Phase.EMPTY_ROOM, 10);
@@ -82,7 +87,8 @@ class BatchRoundTripsTest {
   @Test
   void a_batch_with_nothing_due_costs_two_round_trips() {
     rooms.insert(Rooms.occupied(AS_OF, 2));
-    try (ReaperStore.RunLock lock = store.tryAcquireRunLock(OPTIONS.lockTtl())) {
+    try (ReaperStore.RunLock lock =
+        store.tryAcquireRunLock(OPTIONS.lockTtl(), Instant.now(), OPTIONS)) {
       roundTrips.set(0);
 
       assertThat(batch(lock, Phase.STALE_LIVE, 10)).isZero();
@@ -92,9 +98,25 @@ class BatchRoundTripsTest {
   }
 
   @Test
+  void an_idle_cycle_costs_its_lock_attempt_and_the_lock_s_release() {
+    rooms.insert(Rooms.occupied(AS_OF, 2));
+    ConferenceRoomReaper reaper =
+        new ConferenceRoomReaper(store, OPTIONS, ReaperObserver.NONE, List.of());
+    reaper.runOnce(AS_OF, Cancellation.NONE);
+    roundTrips.set(0);
+
+    CycleResult idle = reaper.runOnce(AS_OF.plusSeconds(1), Cancellation.NONE);
+
+    assertThat(idle.lockAcquired()).isTrue();
+    // The lock attempt, which finds every phase with nothing due, and its rollback: no claim.
+    assertThat(roundTrips.get()).isEqualTo(2);
+  }
+
+  @Test
   void a_lost_run_lock_fails_the_claim_and_claims_nothing() throws Exception {
     rooms.insert(Rooms.emptyActive(AS_OF.minusSeconds(300)));
-    try (ReaperStore.RunLock lock = store.tryAcquireRunLock(OPTIONS.lockTtl())) {
+    try (ReaperStore.RunLock lock =
+        store.tryAcquireRunLock(OPTIONS.lockTtl(), Instant.now(), OPTIONS)) {
       int pid = ((AdvisoryRunLock) lock).pid();
       rooms.query("SELECT pg_terminate_backend(?)", pid);
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

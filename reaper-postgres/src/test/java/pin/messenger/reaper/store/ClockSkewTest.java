@@ -242,8 +242,9 @@ class ClockSkewTest extends DatabaseTest {
   /** The real store, but the database's clock cannot be read. */
   record NoClockStore(ReaperStore delegate) implements ReaperStore {
     @Override
-    public RunLock tryAcquireRunLock(Duration ttl) {
-      return delegate.tryAcquireRunLock(ttl);
+    public RunLock tryAcquireRunLock(
+        Duration ttl, Instant asOf, ConferenceRoomReaperOptions options) {
+      return delegate.tryAcquireRunLock(ttl, asOf, options);
     }
 
     @Override

@@ -367,10 +367,10 @@ class ReaperConcurrencyTest extends DatabaseTest {
   @Test
   void hung_lock_holder_loses_the_run_lock_after_the_ttl_without_anyone_s_help() throws Exception {
     Duration ttl = Duration.ofSeconds(1);
-    ReaperStore.RunLock hung = store.tryAcquireRunLock(ttl);
+    ReaperStore.RunLock hung = store.tryAcquireRunLock(ttl, Instant.now(), options);
     try {
       assertThat(hung.acquired()).isTrue();
-      try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl)) {
+      try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl, Instant.now(), options)) {
         assertThat(rival.acquired()).isFalse();
       }
       long start = System.nanoTime();
@@ -378,7 +378,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
       // Poll the server (not a sleep standing in for synchronisation): the condition is the
       // server's own act.
       while (!taken && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15)) {
-        try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl)) {
+        try (ReaperStore.RunLock rival = store.tryAcquireRunLock(ttl, Instant.now(), options)) {
           taken = rival.acquired();
         }
         if (!taken) {
@@ -424,7 +424,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
     assertThat(rooms.count("SELECT count(*) FROM messenger.integration_outbox")).isZero();
     assertThat(rooms.count("SELECT count(*) FROM messenger.realtime_outbox")).isZero();
     assertThat(db.dataSource().getHikariPoolMXBean().getActiveConnections()).isZero();
-    try (ReaperStore.RunLock lock = store.tryAcquireRunLock(options.lockTtl())) {
+    try (ReaperStore.RunLock lock =
+        store.tryAcquireRunLock(options.lockTtl(), Instant.now(), options)) {
       assertThat(lock.acquired()).isTrue();
     }
   }
@@ -529,7 +530,8 @@ class ReaperConcurrencyTest extends DatabaseTest {
    */
   record LockBypassingStore(ReaperStore delegate) implements ReaperStore {
     @Override
-    public RunLock tryAcquireRunLock(Duration ttl) {
+    public RunLock tryAcquireRunLock(
+        Duration ttl, Instant asOf, ConferenceRoomReaperOptions options) {
       return new RunLock() {
         @Override
         public boolean acquired() {
