@@ -407,6 +407,107 @@ class PhaseRulePropertyTest {
     assertThat(checked).as("the generator reaches live rows").isGreaterThan(2_000);
   }
 
+  /**
+   * The run lock's probe ({@link DueReads#hasWork}) finds work for a phase from exactly the first
+   * instant it has some: a row the decision takes, or (a deadline phase) a row outside backoff
+   * whose window has passed since its mark, which the cycle re-arms. Checked one microsecond before
+   * and at that instant, computed here from the decision and the stored marks, with the options'
+   * windows and with windows a tenth as long; the unarmed rows are armed first (in a transaction
+   * rolled back after), since an unarmed row is work at any instant.
+   */
+  @org.junit.jupiter.api.Test
+  void the_lock_s_probe_finds_work_from_the_first_instant_a_phase_has_some() throws Exception {
+    ConferenceRoomReaperOptions shorter =
+        ConferenceRoomReaperOptions.builder()
+            .emptyRoomGrace(OPTIONS.emptyRoomGrace().dividedBy(10))
+            .provisionTimeout(OPTIONS.provisionTimeout().dividedBy(10))
+            .staleLiveTimeout(OPTIONS.staleLiveTimeout().dividedBy(10))
+            .build();
+    try (Connection c = db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        c.createStatement()
+            .executeUpdate(
+                """
+                UPDATE messenger.conference_sessions s
+                   SET reaper_window_start = CASE WHEN s.status = 'Active' THEN %s ELSE %s END
+                 WHERE s.status IN ('Provisioning', 'Active') AND s.reaper_window_start = '-infinity'
+                """
+                    .formatted(
+                        PhaseRule.of(Phase.STALE_LIVE).column(),
+                        PhaseRule.of(Phase.PROVISION_TIMEOUT).column()));
+        Map<UUID, Instant> marks = new LinkedHashMap<>();
+        try (var rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT id, reaper_window_start FROM messenger.conference_sessions")) {
+          while (rs.next()) {
+            marks.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "reaper_window_start"));
+          }
+        }
+        for (ConferenceRoomReaperOptions options : List.of(OPTIONS, shorter)) {
+          for (Phase phase : Phase.values()) {
+            Instant first = firstWork(phase, options, marks);
+            assertThat(hasWork(c, phase, first.minus(MICRO), options))
+                .as("%s: work found before %s", phase, first)
+                .isFalse();
+            assertThat(hasWork(c, phase, first, options))
+                .as("%s: no work found at %s", phase, first)
+                .isTrue();
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  /** The first instant {@code phase} has work, from the decision and the marks. */
+  static Instant firstWork(
+      Phase phase, ConferenceRoomReaperOptions options, Map<UUID, Instant> marks) {
+    Instant first = null;
+    for (ConferenceSession s : sessions) {
+      if (!phase.from().name().equals(s.status())) {
+        continue;
+      }
+      List<Instant> candidates = new ArrayList<>();
+      Instant reference = phase == Phase.PROVISION_TIMEOUT ? s.createdAt() : s.lastActivityAt();
+      Instant due = reference.plus(phase.window(options));
+      if (s.reaperNextAttemptAt() != null && s.reaperNextAttemptAt().isAfter(due)) {
+        due = s.reaperNextAttemptAt();
+      }
+      if (selectsAt(phase, s, due, options)) {
+        assertThat(selectsAt(phase, s, due.minus(MICRO), options))
+            .as("%s: taken before %s: %s", phase, due, describe(phase, s))
+            .isFalse();
+        candidates.add(due);
+      }
+      Instant mark = marks.get(s.id());
+      if (PhaseRule.of(phase).byDeadline() && s.reaperNextAttemptAt() == null && mark != null) {
+        candidates.add(mark.plus(phase.window(options)));
+      }
+      for (Instant c : candidates) {
+        if (first == null || c.isBefore(first)) {
+          first = c;
+        }
+      }
+    }
+    assertThat(first).as("%s: the generator gives the phase work", phase).isNotNull();
+    return first;
+  }
+
+  static boolean hasWork(
+      Connection c, Phase phase, Instant asOf, ConferenceRoomReaperOptions options)
+      throws Exception {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + DueReads.hasWork("true"))) {
+      DueReads.bindHasWork(ps, 1, asOf, options);
+      try (var rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(DueReads.alias(phase) + "_has_work");
+      }
+    }
+  }
+
   /** {@code s} as the messenger activates it: Active, last activity no earlier than creation. */
   static ConferenceSession activated(ConferenceSession s) {
     Instant last = s.lastActivityAt().isBefore(s.createdAt()) ? s.createdAt() : s.lastActivityAt();
