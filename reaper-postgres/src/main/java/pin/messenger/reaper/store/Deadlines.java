@@ -47,7 +47,10 @@ final class Deadlines {
    * its mark, still visited, until the next cycle), gets the reference time of its locked version.
    * A row whose reference time did not move (a due row, a row in poison backoff) is left as it is.
    * The status guard is in the visit and again in the update; the visit reads {@code ix_conf_due}
-   * in mark order, as {@link PhaseRule#visited} does. Parameters: cutoff, limit.
+   * in mark order, as {@link PhaseRule#visited} does. The update finds the visited rows by primary
+   * key from an array, not by a join: planned for its parameters, a join was hashed over every row
+   * of the status (the table's statistics, history included, make the visit look large), reading
+   * every live room. Parameters: cutoff, limit.
    */
   static final String REARM =
       """
@@ -62,8 +65,7 @@ final class Deadlines {
       )
       UPDATE messenger.conference_sessions s
          SET reaper_window_start = {reference}
-        FROM visit v
-       WHERE s.id = v.id AND {status}
+       WHERE s.id = ANY (ARRAY(SELECT v.id FROM visit v)) AND {status}
       """;
 
   private static final Map<Phase, String> REARM_SQL = new EnumMap<>(Phase.class);
