@@ -9,6 +9,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.Phase;
 
 /**
  * What {@link ScaleBench} measures with: the idle statements of the design before deadlines (each
@@ -64,6 +66,15 @@ final class ScaleStatements {
   record Work(long buffers, double execMs, long calls, List<String> top) {}
 
   private ScaleStatements() {}
+
+  /** The three phases' windows in microseconds: empty-room, provision-timeout, stale-live. */
+  static long[] windows(ConferenceRoomReaperOptions options) {
+    return new long[] {
+      ScaleTable.micros(Phase.EMPTY_ROOM.window(options)),
+      ScaleTable.micros(Phase.PROVISION_TIMEOUT.window(options)),
+      ScaleTable.micros(Phase.STALE_LIVE.window(options))
+    };
+  }
 
   static void oldIdle(DataSource db, Instant asOf, long[] windowsMicros) throws SQLException {
     try (Connection c = db.getConnection()) {
