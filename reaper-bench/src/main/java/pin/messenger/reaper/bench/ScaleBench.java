@@ -30,6 +30,10 @@ import pin.messenger.reaper.store.PostgresReaperStore;
  * pg_stat_statements} counts as shared-buffer hits). Setup and bookkeeping run on a plain {@code
  * DataSource} and are not counted.
  *
+ * <p>Then the database time per hour under next-due with rooms falling due at a steady rate,
+ * against the design before deadlines: {@link ScaleRates} ({@code --rate-size}, {@code --rates},
+ * {@code --rate-seconds}).
+ *
  * <p>Needs a PostgreSQL server with {@code shared_preload_libraries=pg_stat_statements}; the
  * command is in docs/benchmarks.md ("Scale").
  */
@@ -73,6 +77,7 @@ public final class ScaleBench {
     try (HikariDataSource pool = BenchData.pool(url, POOL_SIZE)) {
       ScaleBench bench = new ScaleBench(ds, pool, cycles, heartbeats, history);
       bench.sizes(sizes);
+      new ScaleRates(ds, pool, heartbeats, history, cycles).run(args);
     }
   }
 

@@ -142,6 +142,35 @@ final class ScaleStatements {
     }
   }
 
+  /** What pg_stat_statements counted for some statements: calls, rows, buffers, execution ms. */
+  record Part(long calls, long rows, long buffers, double execMs) {
+    double buffersPerCall() {
+      return calls == 0 ? 0 : (double) buffers / calls;
+    }
+
+    double msPerCall() {
+      return calls == 0 ? 0 : execMs / calls;
+    }
+  }
+
+  /** The statements of this database whose text is {@code LIKE like}, since {@link #reset}. */
+  static Part part(DataSource db, String like) throws SQLException {
+    try (Connection c = db.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT coalesce(sum(calls), 0), coalesce(sum(rows), 0),"
+                    + " coalesce(sum(shared_blks_hit + shared_blks_read), 0),"
+                    + " coalesce(sum(total_exec_time), 0) FROM pg_stat_statements"
+                    + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname ="
+                    + " current_database()) AND query LIKE ?")) {
+      ps.setString(1, like);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Part(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getDouble(4));
+      }
+    }
+  }
+
   /** {@code {n_tup_upd, n_tup_hot_upd}} of conference_sessions. */
   static long[] updates(DataSource db) throws SQLException {
     try (Connection c = db.getConnection();
