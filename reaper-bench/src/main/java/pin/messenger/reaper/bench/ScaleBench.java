@@ -41,8 +41,12 @@ public final class ScaleBench {
   /** Connections of the pool the worker's statements run on, a fixed pool as the worker's. */
   static final int POOL_SIZE = 4;
 
-  /** Rounds of each design's statements before counting: past pgjdbc's server-prepare threshold. */
-  static final int WARM_UP = 10;
+  /**
+   * Rounds of each design's statements before counting: pgjdbc server-prepares a statement from its
+   * 5th execution on a connection, and PostgreSQL plans the first 5 executions of a prepared
+   * statement for their parameters before it may settle on a generic plan.
+   */
+  static final int WARM_UP = 12;
 
   private final DataSource db;
   private final DataSource pool;

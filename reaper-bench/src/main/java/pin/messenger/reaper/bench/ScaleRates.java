@@ -6,10 +6,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import pin.messenger.reaper.app.metrics.DatabaseGauges;
-import pin.messenger.reaper.core.Cancellation;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
 import pin.messenger.reaper.core.ReaperLoop;
@@ -24,16 +24,18 @@ import pin.messenger.reaper.store.PostgresReaperStore;
  *
  * <p><b>Setup</b> (not counted): the table as a worker running for a while leaves it ({@link
  * ScaleTable#live}: marks spread over the last stale-live window, so re-arms come at the steady
- * rate of live rooms / stale-live timeout), the heartbeat on those rooms, the statements warmed up
- * on the pool, then the rooms of {@link RatePlan} written as the messenger leaves them and armed as
- * the worker arms them (mark = reference time), then {@link ScaleTable#arm}.
+ * rate of live rooms / stale-live timeout), the heartbeat on those rooms, the before design's
+ * statements warmed up on the pool; the loop and the gauges started {@link #WARM} before the
+ * window; then the rooms of {@link RatePlan} written as the messenger leaves them and armed as the
+ * worker arms them (mark = reference time), then {@link ScaleTable#arm}.
  *
  * <p><b>Measured</b> (deadlines), for {@code --rate-seconds}: the real {@link ReaperLoop} at the
  * shipped defaults (schedule next-due) and the worker's {@link DatabaseGauges} (backlog read every
- * {@link DatabaseGauges#REFRESH}), both on the pool; {@code pg_stat_statements} reset at the
- * window's start, everything the worker sent summed (the heartbeat and the bench's own statements
- * excluded, as {@link ScaleStatements#work}): execution ms and shared buffers hit + read; cycles
- * and rooms closed from the loop's results, re-arms from the re-arm statements' rows.
+ * {@link DatabaseGauges#REFRESH}), both on the pool, running on from the warm-up; {@code
+ * pg_stat_statements} reset at the window's start, everything the worker sent summed (the heartbeat
+ * and the bench's own statements excluded, as {@link ScaleStatements#work}): execution ms and
+ * shared buffers hit + read; cycles and rooms closed from the loop's results, re-arms from the
+ * re-arm statements' rows.
  *
  * <p><b>Computed</b> (before deadlines): the worker's statements common to both designs (every
  * statement of the window that does not name {@code reaper_window_start}: run lock, empty-room
@@ -51,6 +53,12 @@ import pin.messenger.reaper.store.PostgresReaperStore;
  * event per closed Active room, none for a failed Provisioning room), no other room closed.
  */
 final class ScaleRates {
+  /**
+   * How long the loop and the gauges run before the window: warm connections and plan caches, as a
+   * worker that has been running has them (see {@link ScaleBench#WARM_UP}).
+   */
+  static final Duration WARM = Duration.ofSeconds(30);
+
   private final DataSource db;
   private final DataSource pool;
   private final int heartbeatsPerSecond;
@@ -94,33 +102,37 @@ final class ScaleRates {
     ConferenceRoomReaper reaper = BenchReport.reaper(pool, options);
     PostgresReaperStore store = new PostgresReaperStore(pool);
     long[] windows = ScaleStatements.windows(options);
+    AtomicBoolean counting = new AtomicBoolean();
+    AtomicLong cycles = new AtomicLong();
+    AtomicLong closed = new AtomicLong();
     try (ScaleTable.Heartbeat heartbeat = new ScaleTable.Heartbeat(db, live, heartbeatsPerSecond)) {
       for (int i = 0; i < ScaleBench.WARM_UP; i++) {
-        reaper.runOnce(Cancellation.NONE);
-        store.dueTimes(Clock.systemUTC(), options);
-        store.backlog(Instant.now(), options);
         ScaleStatements.oldIdle(pool, Instant.now(), windows);
       }
-      Instant start = Instant.now().plusSeconds(3);
-      List<RatePlan.Room> plan = RatePlan.plan(perSecond, window, start, options);
-      RateRooms.plant(db, plan);
-      ScaleTable.arm(db, Instant.now(), options);
-      Thread.sleep(Math.max(0, Duration.between(Instant.now(), start).toMillis()));
-
-      AtomicLong cycles = new AtomicLong();
-      AtomicLong closed = new AtomicLong();
-      ScaleStatements.reset(db);
-      long t0 = System.nanoTime();
+      List<RatePlan.Room> plan;
+      Instant start;
+      long t0;
       try (ReaperLoop loop =
               new ReaperLoop(
                   reaper,
                   c -> {
-                    cycles.incrementAndGet();
-                    closed.addAndGet(c.reaped());
+                    if (counting.get()) {
+                      cycles.incrementAndGet();
+                      closed.addAndGet(c.reaped());
+                    }
                   });
           DatabaseGauges gauges = new DatabaseGauges(store, pool, options, Clock.systemUTC())) {
         gauges.start();
         loop.start();
+        Thread.sleep(WARM.toMillis());
+        start = Instant.now().plusSeconds(3);
+        plan = RatePlan.plan(perSecond, window, start, options);
+        RateRooms.plant(db, plan);
+        ScaleTable.arm(db, Instant.now(), options);
+        Thread.sleep(Math.max(0, Duration.between(Instant.now(), start).toMillis()));
+        ScaleStatements.reset(db);
+        counting.set(true);
+        t0 = System.nanoTime();
         Thread.sleep(window.toMillis());
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
