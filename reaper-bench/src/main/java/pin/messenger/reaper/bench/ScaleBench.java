@@ -1,26 +1,17 @@
 package pin.messenger.reaper.bench;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import com.zaxxer.hikari.HikariDataSource;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 import pin.messenger.reaper.core.Cancellation;
 import pin.messenger.reaper.core.ConferenceRoomReaper;
 import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
-import pin.messenger.reaper.core.Phase;
-import pin.messenger.reaper.core.ReaperStore;
 import pin.messenger.reaper.schema.SchemaMigrations;
 import pin.messenger.reaper.store.PostgresReaperStore;
 
@@ -33,18 +24,40 @@ import pin.messenger.reaper.store.PostgresReaperStore;
  * statements that read every live room before deadlines ({@link ScaleStatements}) in the same run;
  * the heartbeat's HOT share and WAL per update; and what arming a table of unarmed rows costs.
  *
+ * <p>Both designs' statements run as the worker sends them: on a small fixed HikariCP pool ({@link
+ * #POOL_SIZE} connections), warmed up ({@link #WARM_UP} rounds) before counting, so each counts
+ * what a reused connection reads, not a new backend's catalog-cache misses (which {@code
+ * pg_stat_statements} counts as shared-buffer hits). Setup and bookkeeping run on a plain {@code
+ * DataSource} and are not counted.
+ *
+ * <p>Then the database time per hour under next-due with rooms falling due at a steady rate,
+ * against the design before deadlines: {@link ScaleRates} ({@code --rate-size}, {@code --rates},
+ * {@code --rate-seconds}).
+ *
  * <p>Needs a PostgreSQL server with {@code shared_preload_libraries=pg_stat_statements}; the
  * command is in docs/benchmarks.md ("Scale").
  */
 public final class ScaleBench {
+  /** Connections of the pool the worker's statements run on, a fixed pool as the worker's. */
+  static final int POOL_SIZE = 4;
+
+  /**
+   * Rounds of each design's statements before counting: pgjdbc server-prepares a statement from its
+   * 5th execution on a connection, and PostgreSQL plans the first 5 executions of a prepared
+   * statement for their parameters before it may settle on a generic plan.
+   */
+  static final int WARM_UP = 12;
+
   private final DataSource db;
+  private final DataSource pool;
   private final ConferenceRoomReaperOptions options = ConferenceRoomReaperOptions.defaults();
   private final int cycles;
   private final int heartbeatsPerSecond;
   private final long history;
 
-  ScaleBench(DataSource db, int cycles, int heartbeatsPerSecond, long history) {
+  ScaleBench(DataSource db, DataSource pool, int cycles, int heartbeatsPerSecond, long history) {
     this.db = db;
+    this.pool = pool;
     this.cycles = cycles;
     this.heartbeatsPerSecond = heartbeatsPerSecond;
     this.history = history;
@@ -56,17 +69,23 @@ public final class ScaleBench {
     for (String s : arg(args, "--sizes", "10000,100000,1000000").split(",")) {
       sizes.add(Long.parseLong(s.trim()));
     }
+    BenchReport.quietLogging();
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(url);
     SchemaMigrations.migrate(ds);
     ScaleStatements.exec(ds, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     ScaleStatements.exec(ds, "CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-    ScaleBench bench =
-        new ScaleBench(
-            ds,
-            Integer.parseInt(arg(args, "--cycles", "20")),
-            Integer.parseInt(arg(args, "--heartbeats", "200")),
-            Long.parseLong(arg(args, "--history", "1000000")));
+    int cycles = Integer.parseInt(arg(args, "--cycles", "20"));
+    int heartbeats = Integer.parseInt(arg(args, "--heartbeats", "200"));
+    long history = Long.parseLong(arg(args, "--history", "1000000"));
+    try (HikariDataSource pool = BenchData.pool(url, POOL_SIZE)) {
+      ScaleBench bench = new ScaleBench(ds, pool, cycles, heartbeats, history);
+      bench.sizes(sizes);
+      new ScaleRates(ds, pool, heartbeats, history, cycles).run(args);
+    }
+  }
+
+  private void sizes(List<Long> sizes) throws Exception {
     System.out.println(
         "WAL per heartbeat: all WAL of the window (the worker's included) without full-page images,"
             + " per heartbeat.");
@@ -76,33 +95,32 @@ public final class ScaleBench {
             + " | WAL B per heartbeat | arming all rooms: s, buffers per room |");
     System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (long n : sizes) {
-      bench.size(n);
+      size(n);
     }
   }
 
   private void size(long n) throws Exception {
-    UUID[] rooms = populate(n);
+    ScaleTable.history(db, history);
+    UUID[] rooms = ScaleTable.live(db, n, null);
     // Arming: what the first cycles after the migration do to a table the messenger filled.
     ScaleStatements.reset(db);
     long t0 = System.nanoTime();
-    int rearmed = arm(Instant.now());
+    int rearmed = ScaleTable.arm(db, Instant.now(), options);
     double armSeconds = (System.nanoTime() - t0) / 1e9;
     ScaleStatements.Work arming = ScaleStatements.work(db);
     ScaleStatements.exec(db, "VACUUM ANALYZE messenger.conference_sessions");
 
-    ConferenceRoomReaper reaper = BenchReport.reaper(db, options);
-    PostgresReaperStore store = new PostgresReaperStore(db);
-    long[] windows = {
-      micros(Phase.EMPTY_ROOM.window(options)),
-      micros(Phase.PROVISION_TIMEOUT.window(options)),
-      micros(Phase.STALE_LIVE.window(options))
-    };
-    for (int i = 0; i < 3; i++) {
+    // The worker's statements, and the design before deadlines', on the pool, warmed up: a new
+    // connection per statement would count its backend's catalog-cache misses as buffers.
+    ConferenceRoomReaper reaper = BenchReport.reaper(pool, options);
+    PostgresReaperStore store = new PostgresReaperStore(pool);
+    long[] windows = ScaleStatements.windows(options);
+    for (int i = 0; i < WARM_UP; i++) {
       idleCycle(reaper, store);
-      ScaleStatements.oldIdle(db, Instant.now(), windows);
+      ScaleStatements.oldIdle(pool, Instant.now(), windows);
     }
     Window fresh = window(rooms, () -> idleCycle(reaper, store));
-    Window old = window(rooms, () -> ScaleStatements.oldIdle(db, Instant.now(), windows));
+    Window old = window(rooms, () -> ScaleStatements.oldIdle(pool, Instant.now(), windows));
     System.out.printf(
         Locale.ROOT,
         "| %,d | %,.0f | %.2f | %.3f | %.0f | %,.0f | %.2f | %.3f | %.0f | %.1f s, %.1f (%,d rows) |%n",
@@ -140,12 +158,10 @@ public final class ScaleBench {
   private Window window(UUID[] rooms, Cycle cycle) throws Exception {
     long[] updates0 = ScaleStatements.updates(db);
     String wal0 = ScaleStatements.walLsn(db);
-    AtomicBoolean beating = new AtomicBoolean(true);
-    AtomicLong beats = new AtomicLong();
-    Thread heartbeat = new Thread(() -> heartbeat(rooms, beating, beats), "heartbeat");
-    heartbeat.start();
     ScaleStatements.Work work;
-    try {
+    long beats;
+    try (ScaleTable.Heartbeat heartbeat =
+        new ScaleTable.Heartbeat(db, rooms, heartbeatsPerSecond)) {
       Thread.sleep(1000);
       ScaleStatements.reset(db);
       for (int i = 0; i < cycles; i++) {
@@ -153,9 +169,8 @@ public final class ScaleBench {
       }
       work = ScaleStatements.work(db);
       Thread.sleep(1000);
-    } finally {
-      beating.set(false);
-      heartbeat.join();
+      heartbeat.close();
+      beats = heartbeat.beats();
     }
     Thread.sleep(1500);
     long[] updates1 = ScaleStatements.updates(db);
@@ -163,7 +178,7 @@ public final class ScaleBench {
     return new Window(
         work,
         (double) (updates1[1] - updates0[1]) / (updates1[0] - updates0[0]),
-        (double) (wal[0] - wal[1]) / beats.get());
+        (double) (wal[0] - wal[1]) / beats);
   }
 
   /** One idle cycle as the worker under next-due sends it: the cycle, next-due, backlog gauges. */
@@ -176,113 +191,12 @@ public final class ScaleBench {
     store.backlog(now, options);
   }
 
-  /** Re-arms until nothing is left to arm, as the first cycles would; returns the rows armed. */
-  private int arm(Instant asOf) {
-    PostgresReaperStore store = new PostgresReaperStore(db);
-    int total = 0;
-    while (true) {
-      int armed;
-      try (ReaperStore.Batch batch =
-          store.beginBatch(Duration.ofMinutes(5), Duration.ofMinutes(5))) {
-        armed = batch.rearm(Phase.STALE_LIVE, asOf, options);
-        batch.commit(new Unlocked());
-      }
-      total += armed;
-      if (armed == 0) {
-        return total;
-      }
-    }
-  }
-
-  /** {@code n} occupied rooms, last active within the hour: nothing due in any phase. */
-  private UUID[] populate(long n) throws Exception {
-    ScaleStatements.exec(db, "TRUNCATE messenger.conference_sessions");
-    // The ended rooms of the past: their deadlines (armed long ago, or never) are all in the past,
-    // which is what the table's statistics then say of every deadline.
-    ScaleStatements.exec(
-        db,
-        """
-        INSERT INTO messenger.conference_sessions
-          (id, chat_id, deal_id, tenant_id, media_type, status, end_reason, started_by_user_id,
-           created_at, started_at, ended_at, last_activity_at, updated_at, active_participant_count,
-           peak_participant_count, reaper_window_start)
-        SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video',
-               'Ended', 'Completed', gen_random_uuid(), t - interval '1 hour', t - interval '1 hour',
-               t, t, t, 0, 2, CASE WHEN i %% 2 = 0 THEN t ELSE '-infinity' END
-          FROM (SELECT i, now() - interval '1 day' - random() * interval '90 days' AS t
-                  FROM generate_series(1, %d) i) g
-        """
-            .formatted(history));
-    ScaleStatements.exec(
-        db,
-        """
-        INSERT INTO messenger.conference_sessions
-          (id, chat_id, deal_id, tenant_id, media_type, status, started_by_user_id, created_at,
-           started_at, last_activity_at, updated_at, active_participant_count, peak_participant_count)
-        SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'Video',
-               'Active', gen_random_uuid(), t - interval '1 hour', t - interval '1 hour', t, t, 2, 2
-          FROM (SELECT now() - random() * interval '1 hour' AS t FROM generate_series(1, %d)) g
-        """
-            .formatted(n));
-    ScaleStatements.exec(db, "VACUUM ANALYZE messenger.conference_sessions");
-    List<UUID> ids = new ArrayList<>();
-    try (Connection c = db.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs =
-            st.executeQuery(
-                "SELECT id FROM messenger.conference_sessions WHERE status = 'Active'")) {
-      while (rs.next()) {
-        ids.add(rs.getObject(1, UUID.class));
-      }
-    }
-    return ids.toArray(UUID[]::new);
-  }
-
-  /** The messenger's presence heartbeat on random rooms at a fixed rate, one connection. */
-  private void heartbeat(UUID[] rooms, AtomicBoolean beating, AtomicLong beats) {
-    long interval = 1_000_000_000L / heartbeatsPerSecond;
-    try (Connection c = db.getConnection();
-        PreparedStatement ps = c.prepareStatement(HeartbeatLoad.HEARTBEAT)) {
-      long next = System.nanoTime();
-      while (beating.get()) {
-        ps.setObject(1, rooms[ThreadLocalRandom.current().nextInt(rooms.length)]);
-        ps.executeUpdate();
-        beats.incrementAndGet();
-        next += interval;
-        long wait = next - System.nanoTime();
-        if (wait > 0) {
-          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-        }
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("heartbeat failed", e);
-    }
-  }
-
-  private static long micros(Duration d) {
-    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
-  }
-
-  private static String arg(String[] args, String name, String fallback) {
+  static String arg(String[] args, String name, String fallback) {
     for (int i = 0; i + 1 < args.length; i++) {
       if (args[i].equals(name)) {
         return args[i + 1];
       }
     }
     return fallback;
-  }
-
-  /** The bench arms outside a cycle: no run lock to hold. */
-  private static final class Unlocked implements ReaperStore.RunLock {
-    @Override
-    public boolean acquired() {
-      return true;
-    }
-
-    @Override
-    public void verifyHeld() {}
-
-    @Override
-    public void close() {}
   }
 }

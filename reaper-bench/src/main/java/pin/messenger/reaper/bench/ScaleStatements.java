@@ -9,6 +9,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
+import pin.messenger.reaper.core.ConferenceRoomReaperOptions;
+import pin.messenger.reaper.core.Phase;
 
 /**
  * What {@link ScaleBench} measures with: the idle statements of the design before deadlines (each
@@ -64,6 +66,15 @@ final class ScaleStatements {
   record Work(long buffers, double execMs, long calls, List<String> top) {}
 
   private ScaleStatements() {}
+
+  /** The three phases' windows in microseconds: empty-room, provision-timeout, stale-live. */
+  static long[] windows(ConferenceRoomReaperOptions options) {
+    return new long[] {
+      ScaleTable.micros(Phase.EMPTY_ROOM.window(options)),
+      ScaleTable.micros(Phase.PROVISION_TIMEOUT.window(options)),
+      ScaleTable.micros(Phase.STALE_LIVE.window(options))
+    };
+  }
 
   static void oldIdle(DataSource db, Instant asOf, long[] windowsMicros) throws SQLException {
     try (Connection c = db.getConnection()) {
@@ -128,6 +139,35 @@ final class ScaleStatements {
         }
       }
       return new Work(buffers, ms, calls, top);
+    }
+  }
+
+  /** What pg_stat_statements counted for some statements: calls, rows, buffers, execution ms. */
+  record Part(long calls, long rows, long buffers, double execMs) {
+    double buffersPerCall() {
+      return calls == 0 ? 0 : (double) buffers / calls;
+    }
+
+    double msPerCall() {
+      return calls == 0 ? 0 : execMs / calls;
+    }
+  }
+
+  /** The statements of this database whose text is {@code LIKE like}, since {@link #reset}. */
+  static Part part(DataSource db, String like) throws SQLException {
+    try (Connection c = db.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT coalesce(sum(calls), 0), coalesce(sum(rows), 0),"
+                    + " coalesce(sum(shared_blks_hit + shared_blks_read), 0),"
+                    + " coalesce(sum(total_exec_time), 0) FROM pg_stat_statements"
+                    + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname ="
+                    + " current_database()) AND query LIKE ?")) {
+      ps.setString(1, like);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Part(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getDouble(4));
+      }
     }
   }
 
