@@ -66,7 +66,9 @@ final class RateRooms {
    * Whether every close was on time and once: planted rooms closed before their due instant, rooms
    * closed twice (more than one integration event), other rooms closed, planted rooms due more than
    * 2 s before the window's end still open, and one integration event per closed Active room (none
-   * for a failed Provisioning room): any of these fails the check.
+   * for a failed Provisioning room): any of these fails the check. The loop's own count may be
+   * lower than the table's, never higher: closing the loop at the window's end stops a cycle in
+   * progress, whose batches that committed are closes the loop never reports.
    */
   static String check(DataSource db, List<RatePlan.Room> plan, Instant end, long closedByLoop)
       throws Exception {
@@ -129,11 +131,11 @@ final class RateRooms {
     }
     boolean ok =
         early + twice + others + missed == 0
-            && closed == closedByLoop
+            && closedByLoop <= closed
             && events == closed - failedProvisioning;
     return String.format(
         Locale.ROOT,
-        "check %s: %d planted, %d closed (the loop counted %d; %d of them Provisioning, failed"
+        "check %s: %d planted, %d closed (the loop's results counted %d; %d of them Provisioning, failed"
             + " without an event), %d integration events, %d closed early, %d closed twice, %d"
             + " other rooms closed, %d due > 2 s before the end still open, max lateness %.2f s",
         ok ? "passed" : "FAILED",
