@@ -122,15 +122,7 @@ class IdleCycleBuffersTest {
         }
         plan = lines.toString();
       }
-      buffers = 0;
-      Matcher m = BUFFERS.matcher(plan);
-      assertThat(m.find()).as("buffers in %s", plan).isTrue();
-      for (String part : m.group(1).trim().split(" ")) {
-        String[] kv = part.split("=");
-        if (kv[0].equals("hit") || kv[0].equals("read")) {
-          buffers += Long.parseLong(kv[1]);
-        }
-      }
+      buffers = topBuffers(plan);
     }
 
     // Index heads only (measured: 10 here, 14 with the lock and pauses at 1M live rooms): nothing
@@ -145,15 +137,20 @@ class IdleCycleBuffersTest {
   private static long claimBuffers(Phase phase) throws Exception {
     long buffers = 0;
     for (int run = 0; run < 2; run++) {
-      buffers = 0;
-      String plan = explain(phase);
-      Matcher m = BUFFERS.matcher(plan);
-      assertThat(m.find()).as("buffers in %s", plan).isTrue();
-      for (String part : m.group(1).trim().split(" ")) {
-        String[] kv = part.split("=");
-        if (kv[0].equals("hit") || kv[0].equals("read")) {
-          buffers += Long.parseLong(kv[1]);
-        }
+      buffers = topBuffers(explain(phase));
+    }
+    return buffers;
+  }
+
+  /** The shared buffers (hit + read) of a plan's top node, children included. */
+  private static long topBuffers(String plan) {
+    Matcher m = BUFFERS.matcher(plan);
+    assertThat(m.find()).as("buffers in %s", plan).isTrue();
+    long buffers = 0;
+    for (String part : m.group(1).trim().split(" ")) {
+      String[] kv = part.split("=");
+      if (kv[0].equals("hit") || kv[0].equals("read")) {
+        buffers += Long.parseLong(kv[1]);
       }
     }
     return buffers;

@@ -52,6 +52,14 @@ class PhaseRulePropertyTest {
   static final ConferenceRoomReaperOptions OPTIONS = ConferenceRoomReaperOptions.defaults();
   static final Duration MICRO = Duration.of(1, ChronoUnit.MICROS);
 
+  /** Windows a tenth as long: a configuration shortened after the rows were armed. */
+  static final ConferenceRoomReaperOptions SHORTER =
+      ConferenceRoomReaperOptions.builder()
+          .emptyRoomGrace(OPTIONS.emptyRoomGrace().dividedBy(10))
+          .provisionTimeout(OPTIONS.provisionTimeout().dividedBy(10))
+          .staleLiveTimeout(OPTIONS.staleLiveTimeout().dividedBy(10))
+          .build();
+
   /** PostgreSQL's uuid order: the 16 bytes compared unsigned. */
   static final Comparator<UUID> PG_UUID_ORDER =
       Comparator.<UUID>comparingLong(u -> u.getMostSignificantBits() ^ Long.MIN_VALUE)
@@ -373,14 +381,8 @@ class PhaseRulePropertyTest {
         }
       }
     }
-    ConferenceRoomReaperOptions shorter =
-        ConferenceRoomReaperOptions.builder()
-            .emptyRoomGrace(OPTIONS.emptyRoomGrace().dividedBy(10))
-            .provisionTimeout(OPTIONS.provisionTimeout().dividedBy(10))
-            .staleLiveTimeout(OPTIONS.staleLiveTimeout().dividedBy(10))
-            .build();
     int checked = 0;
-    for (ConferenceRoomReaperOptions options : List.of(OPTIONS, shorter)) {
+    for (ConferenceRoomReaperOptions options : List.of(OPTIONS, SHORTER)) {
       for (ConferenceSession s : sessions) {
         Instant m = mark.get(s.id());
         if (m == null) {
@@ -417,12 +419,6 @@ class PhaseRulePropertyTest {
    */
   @org.junit.jupiter.api.Test
   void the_lock_s_probe_finds_work_from_the_first_instant_a_phase_has_some() throws Exception {
-    ConferenceRoomReaperOptions shorter =
-        ConferenceRoomReaperOptions.builder()
-            .emptyRoomGrace(OPTIONS.emptyRoomGrace().dividedBy(10))
-            .provisionTimeout(OPTIONS.provisionTimeout().dividedBy(10))
-            .staleLiveTimeout(OPTIONS.staleLiveTimeout().dividedBy(10))
-            .build();
     try (Connection c = db.dataSource().getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -445,7 +441,7 @@ class PhaseRulePropertyTest {
             marks.put(rs.getObject(1, UUID.class), Jdbc.instant(rs, "reaper_window_start"));
           }
         }
-        for (ConferenceRoomReaperOptions options : List.of(OPTIONS, shorter)) {
+        for (ConferenceRoomReaperOptions options : List.of(OPTIONS, SHORTER)) {
           for (Phase phase : Phase.values()) {
             Instant first = firstWork(phase, options, marks);
             assertThat(hasWork(c, phase, first.minus(MICRO), options))
