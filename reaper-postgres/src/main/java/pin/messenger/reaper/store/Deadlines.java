@@ -43,14 +43,17 @@ final class Deadlines {
 
   /**
    * Re-arms a phase's visited rows whose reference time moved on since their mark (or that were
-   * never armed): each, locked without waiting ({@code SKIP LOCKED}: a row a heartbeat holds keeps
-   * its mark, still visited, until the next cycle), gets the reference time of its locked version.
-   * A row whose reference time did not move (a due row, a row in poison backoff) is left as it is.
-   * The status guard is in the visit and again in the update; the visit reads {@code ix_conf_due}
-   * in mark order, as {@link PhaseRule#visited} does. The update finds the visited rows by primary
-   * key from an array, not by a join: planned for its parameters, a join was hashed over every row
-   * of the status (the table's statistics, history included, make the visit look large), reading
-   * every live room. Parameters: cutoff, limit.
+   * never armed) and is not yet past the window: each, locked without waiting ({@code SKIP LOCKED}:
+   * a row a heartbeat holds keeps its mark, still visited, until the next cycle), gets the
+   * reference time of its locked version, which takes it out of the visited range. A due row is
+   * left as it is: the claim takes it (now, or in a later batch), and a mark moved up to a
+   * reference time past the window would leave it visited anyway. So is a row whose reference time
+   * did not move (a row in poison backoff). The status guard is in the visit and again in the
+   * update; the visit reads {@code ix_conf_due} in mark order, as {@link PhaseRule#visited} does.
+   * The update finds the visited rows by primary key from an array, not by a join: planned for its
+   * parameters, a join was hashed over every row of the status (the table's statistics, history
+   * included, make the visit look large), reading every live room. Parameters: cutoff, cutoff,
+   * limit.
    */
   static final String REARM =
       """
@@ -58,7 +61,7 @@ final class Deadlines {
         SELECT s.id
           FROM messenger.conference_sessions s
          WHERE {status} AND s.reaper_window_start <= ?
-           AND {reference} > s.reaper_window_start
+           AND {reference} > s.reaper_window_start AND {reference} > ?
          ORDER BY s.reaper_window_start
          LIMIT ?
            FOR UPDATE SKIP LOCKED
@@ -96,6 +99,7 @@ final class Deadlines {
       Connection connection, Phase phase, Instant asOf, ConferenceRoomReaperOptions options) {
     try (PreparedStatement ps = connection.prepareStatement(rearmSql(phase))) {
       int i = 1;
+      ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
       ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
       ps.setInt(i, REARM_LIMIT);
       return ps.executeUpdate();

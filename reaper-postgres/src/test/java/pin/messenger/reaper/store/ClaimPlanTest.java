@@ -211,7 +211,10 @@ class ClaimPlanTest {
                     || line.contains("Index Scan using ix_conf_due")
                     || line.contains("Index Only Scan using ix_conf_due")
                     || line.contains("Bitmap Heap Scan"));
-        if (inScan) {
+        if (inScan && line.contains("(never executed)")) {
+          // A scan the executor never started read nothing.
+          inScan = false;
+        } else if (inScan) {
           Matcher m = ACTUAL_ROWS.matcher(line);
           assertThat(m.find()).as("actual rows in %s", line).isTrue();
           read += Long.parseLong(m.group(1));

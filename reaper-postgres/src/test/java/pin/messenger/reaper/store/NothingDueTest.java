@@ -148,6 +148,25 @@ class NothingDueTest {
   }
 
   @Test
+  void the_re_arm_leaves_a_due_room_to_the_claim() throws Exception {
+    Rooms.Room due = rooms.insert(Rooms.occupied(T0.minus(OPTIONS.staleLiveTimeout()), 2));
+    Rooms.Room notDue = rooms.insert(Rooms.occupied(T0, 2));
+
+    try (java.sql.Connection c = db.dataSource().getConnection()) {
+      assertThat(Deadlines.rearm(c, Phase.STALE_LIVE, T0, OPTIONS)).isEqualTo(1);
+    }
+
+    String unarmed =
+        "SELECT count(*) FROM messenger.conference_sessions"
+            + " WHERE id = ? AND reaper_window_start = '-infinity'";
+    assertThat(rooms.count(unarmed, due.id)).isEqualTo(1);
+    assertThat(rooms.count(unarmed, notDue.id)).isZero();
+    cycle(T0);
+    assertThat(rooms.status(due.id)).isEqualTo("Ended");
+    assertThat(rooms.status(notDue.id)).isEqualTo("Active");
+  }
+
+  @Test
   void a_runner_without_the_lock_reads_no_phase() {
     rooms.insert(Rooms.emptyActive(T0));
     try (ReaperStore.RunLock held = store.tryAcquireRunLock(OPTIONS.lockTtl(), T0, OPTIONS);
