@@ -302,22 +302,29 @@ if [[ -z "$pgbin" || ! -x "$pgbin/initdb" ]]; then
   pgbin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 fi
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Listening ports come from below the kernel's ephemeral range: a port there can be the local end of some client's
+# connection, which a connect probe does not see and which makes the server's bind fail.
+ephemeral_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() {
   local p
-  for p in $(shuf -i 20000-60000 -n 100); do
+  for p in $(shuf -i 10000-$((ephemeral_low - 1)) -n 100); do
     if port_free "$p" && [[ "$p" != "${1:-}" ]]; then echo "$p"; return; fi
   done
   die "no free port found"
 }
-pg_port="$(free_port)"
-http_port="$(free_port "$pg_port")"
 mkdir -p "$pgdir"
 chown postgres "$pgdir"
 runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" -U postgres -A trust --no-sync >"$work/initdb.log" 2>&1 ||
   { cat "$work/initdb.log" >&2; die "initdb failed"; }
-runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $pgdir -c fsync=off" start >/dev/null ||
-  { cat "$pgdir/server.log" >&2; die "PostgreSQL did not start"; }
+for attempt in 1 2 3; do # a port taken between the probe and the bind: another port
+  pg_port="$(free_port)"
+  runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $pgdir -c fsync=off" start >/dev/null && break
+  grep -q "Address already in use" "$pgdir/server.log" && ((attempt < 3)) ||
+    { cat "$pgdir/server.log" >&2; die "PostgreSQL did not start"; }
+  say "port $pg_port taken meanwhile; trying another"
+done
+http_port="$(free_port "$pg_port")"
 say "PostgreSQL $("$pgbin/postgres" -V | awk '{print $3}') on 127.0.0.1:$pg_port"
 dbname=postgres # each image gets a database of its own, below
 sql() { "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres -d "$dbname" -c "$1"; }
