@@ -65,13 +65,7 @@ final class PhaseRunner {
       }
       if (lock.nothingDue(phase)) {
         // The lock's round trip found no row to claim or re-arm: no statement for this phase.
-        log.atInfo()
-            .addKeyValue("phase", phase.label())
-            .addKeyValue("count", 0)
-            .addKeyValue("skippedLocked", 0)
-            .addKeyValue("rearmed", 0)
-            .addKeyValue("nothingDue", true)
-            .log("batch selected");
+        logSelected(phase, 0, 0, 0, true);
         outcomes.put(phase, BatchOutcome.EMPTY);
         continue;
       }
@@ -145,12 +139,7 @@ final class PhaseRunner {
       if (!claimed.isEmpty()) {
         after[0] = ClaimPosition.of(phase, claimed.get(claimed.size() - 1));
       }
-      log.atInfo()
-          .addKeyValue("phase", phase.label())
-          .addKeyValue("count", claimedCount)
-          .addKeyValue("skippedLocked", skippedLocked)
-          .addKeyValue("rearmed", rearmed)
-          .log("batch selected");
+      logSelected(phase, claimedCount, skippedLocked, rearmed, false);
 
       List<Transition> closes = new ArrayList<>(claimed.size());
       for (ConferenceSession s : claimed) {
@@ -195,6 +184,21 @@ final class PhaseRunner {
       observer.batchCommitted(phase, outcome);
     }
     return outcome;
+  }
+
+  /** The spec's per-phase line; {@code nothingDue}: the phase sent no statement this cycle. */
+  private static void logSelected(
+      Phase phase, int count, int skippedLocked, int rearmed, boolean nothingDue) {
+    var line =
+        log.atInfo()
+            .addKeyValue("phase", phase.label())
+            .addKeyValue("count", count)
+            .addKeyValue("skippedLocked", skippedLocked)
+            .addKeyValue("rearmed", rearmed);
+    if (nothingDue) {
+      line = line.addKeyValue("nothingDue", true);
+    }
+    line.log("batch selected");
   }
 
   private void afterCommit(

@@ -182,6 +182,41 @@ final class DueReads {
         .replace("{alias}", alias(phase));
   }
 
+  /** {@link #BACKLOG_SQL}'s parameters for a reading at {@code asOf} ({@link #BACKLOG}). */
+  static void bindBacklog(PreparedStatement ps, Instant asOf, ConferenceRoomReaperOptions options)
+      throws SQLException {
+    int i = 1;
+    for (Phase phase : Phase.values()) {
+      if (PhaseRule.of(phase).byDeadline()) {
+        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+      }
+      ps.setInt(i++, PhaseRule.VISIT_LIMIT);
+    }
+    ps.setObject(i++, Jdbc.ts(asOf));
+    for (Phase phase : Phase.values()) {
+      ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+      ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+    }
+    for (Phase phase : Phase.values()) {
+      ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
+    }
+  }
+
+  /** {@link #DUE_TIMES_SQL}'s parameters ({@link #DUE_TIMES}). */
+  static void bindDueTimes(PreparedStatement ps, ConferenceRoomReaperOptions options)
+      throws SQLException {
+    int i = 1;
+    for (Phase phase : Phase.values()) {
+      long window = PostgresReaperStore.micros(phase.window(options));
+      ps.setLong(i++, window);
+      if (PhaseRule.of(phase).byDeadline()) {
+        ps.setLong(i++, window);
+      } else {
+        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
+      }
+    }
+  }
+
   /**
    * {@link #hasWork}'s parameters from {@code i} for a cycle at {@code asOf}; returns the next
    * index.

@@ -30,12 +30,6 @@ public final class PostgresReaperStore implements ReaperStore {
   /** The run lock's name, hashed into its advisory-lock key ({@link AdvisoryRunLock#NAME}). */
   public static final String RUN_LOCK_NAME = AdvisoryRunLock.NAME;
 
-  /** The backlog gauges' counts ({@link DueReads#BACKLOG}). */
-  static final String BACKLOG_SQL = DueReads.BACKLOG_SQL;
-
-  /** The next-due read ({@link DueReads#DUE_TIMES}). */
-  static final String DUE_TIMES_SQL = DueReads.DUE_TIMES_SQL;
-
   /**
    * The database's clock, once per cycle. {@code clock_timestamp()}, not {@code now()}: the moment
    * the statement runs, not when a transaction began (in autocommit they differ by microseconds,
@@ -101,22 +95,8 @@ public final class PostgresReaperStore implements ReaperStore {
   @Override
   public Backlog backlog(Instant asOf, ConferenceRoomReaperOptions options) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(BACKLOG_SQL)) {
-      int i = 1;
-      for (Phase phase : Phase.values()) {
-        if (PhaseRule.of(phase).byDeadline()) {
-          ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
-        }
-        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
-      }
-      ps.setObject(i++, Jdbc.ts(asOf));
-      for (Phase phase : Phase.values()) {
-        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
-        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
-      }
-      for (Phase phase : Phase.values()) {
-        ps.setObject(i++, Jdbc.ts(phase.cutoff(asOf, options)));
-      }
+        PreparedStatement ps = c.prepareStatement(DueReads.BACKLOG_SQL)) {
+      DueReads.bindBacklog(ps, asOf, options);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         Map<Phase, Backlog.PhaseBacklog> phases = new EnumMap<>(Phase.class);
@@ -160,15 +140,15 @@ public final class PostgresReaperStore implements ReaperStore {
   }
 
   /**
-   * One autocommit statement ({@link #DUE_TIMES_SQL}); the skew is database time minus the worker's
-   * time when the answer arrived (the database reads its clock after the scan, so the receipt is
-   * the nearer bracket).
+   * One autocommit statement ({@link DueReads#DUE_TIMES_SQL}); the skew is database time minus the
+   * worker's time when the answer arrived (the database reads its clock after the scan, so the
+   * receipt is the nearer bracket).
    */
   @Override
   public DueTimes dueTimes(Clock workerClock, ConferenceRoomReaperOptions options) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(DUE_TIMES_SQL)) {
-      bindDueTimes(ps, options);
+        PreparedStatement ps = c.prepareStatement(DueReads.DUE_TIMES_SQL)) {
+      DueReads.bindDueTimes(ps, options);
       long start = System.nanoTime();
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -189,20 +169,6 @@ public final class PostgresReaperStore implements ReaperStore {
       }
     } catch (SQLException e) {
       throw new StoreException("reading the due times failed: " + Jdbc.describe(e), e);
-    }
-  }
-
-  /** {@link #DUE_TIMES_SQL}'s parameters ({@link DueReads#DUE_TIMES}). */
-  static void bindDueTimes(PreparedStatement ps, ConferenceRoomReaperOptions options)
-      throws SQLException {
-    int i = 1;
-    for (Phase phase : Phase.values()) {
-      ps.setLong(i++, micros(phase.window(options)));
-      if (PhaseRule.of(phase).byDeadline()) {
-        ps.setLong(i++, micros(phase.window(options)));
-      } else {
-        ps.setInt(i++, PhaseRule.VISIT_LIMIT);
-      }
     }
   }
 

@@ -148,8 +148,8 @@ class ClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + PostgresReaperStore.DUE_TIMES_SQL)) {
-      PostgresReaperStore.bindDueTimes(ps, ConferenceRoomReaperOptions.defaults());
+                "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + DueReads.DUE_TIMES_SQL)) {
+      DueReads.bindDueTimes(ps, ConferenceRoomReaperOptions.defaults());
       StringBuilder out = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
