@@ -16,7 +16,7 @@ import pin.messenger.reaper.schema.SchemaMigrations;
 import pin.messenger.reaper.store.PostgresReaperStore;
 
 /**
- * Scale: an idle cycle's database work as the live rooms grow (10k, 100k, 1M occupied rooms,
+ * Scale: an idle cycle's database work as the live rooms grow (10k, 200k, 1M occupied rooms,
  * nothing due, beside a history of ended rooms: 1M by default), with the messenger's heartbeat
  * running at a fixed rate, counted by the database itself ({@code pg_stat_statements}: shared
  * buffers hit or read, execution time) over every statement the worker sends in a cycle (run lock,
@@ -66,7 +66,7 @@ public final class ScaleBench {
   public static void main(String[] args) throws Exception {
     String url = arg(args, "--url", "jdbc:postgresql://localhost:5439/scale?user=postgres");
     List<Long> sizes = new ArrayList<>();
-    for (String s : arg(args, "--sizes", "10000,100000,1000000").split(",")) {
+    for (String s : arg(args, "--sizes", "10000,200000,1000000").split(",")) {
       sizes.add(Long.parseLong(s.trim()));
     }
     BenchReport.quietLogging();

@@ -38,16 +38,17 @@ import pin.messenger.reaper.store.PostgresReaperStore;
  * re-arm statements' rows.
  *
  * <p><b>Computed</b> (before deadlines): the worker's statements common to both designs (every
- * statement of the window that does not name {@code reaper_window_start}: run lock, empty-room
- * claim, the closes' writes and outbox inserts, commit-time checks, the gauges' other reads), plus
- * per cycle the loop ran the before design's stale-live claim candidates and next-due read, plus
- * per backlog read the window's gauges made the before design's backlog count — each at its mean
- * per call, measured right after the window on the same table and pool with the heartbeat running
- * ({@link ScaleStatements#oldIdle}, {@code --cycles} rounds). These take the place of the
- * statements that name {@code reaper_window_start} (the deadline phases' claims, the re-arms, the
- * next-due read, the backlog). The before design's provision-timeout claim (an index range of the
- * few Provisioning rooms) and the lock step of its stale-live claim are not counted: the before
- * figure is a lower bound.
+ * statement of the window that does not name {@code reaper_window_start}: empty-room claim, the
+ * closes' writes and outbox inserts, commit-time checks, the gauges' other reads; the run lock's
+ * attempt names it, for its probe, and so counts as the deadline design's alone), plus per cycle
+ * the loop ran the before design's stale-live claim candidates and next-due read, plus per backlog
+ * read the window's gauges made the before design's backlog count — each at its mean per call,
+ * measured right after the window on the same table and pool with the heartbeat running ({@link
+ * ScaleStatements#oldIdle}, {@code --cycles} rounds). These take the place of the statements that
+ * name {@code reaper_window_start} (the deadline phases' claims, the re-arms, the next-due read,
+ * the backlog). The before design's run-lock attempt, its provision-timeout claim (an index range
+ * of the few Provisioning rooms) and the lock step of its stale-live claim are not counted: the
+ * before figure is a lower bound.
  *
  * <p><b>Checked</b>: no planted room closed before its due instant, none twice (one integration
  * event per closed Active room, none for a failed Provisioning room), no other room closed.

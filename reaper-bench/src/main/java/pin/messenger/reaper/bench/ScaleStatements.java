@@ -63,7 +63,7 @@ final class ScaleStatements {
       """;
 
   /** One window of pg_stat_statements: buffers and execution time, over the worker's statements. */
-  record Work(long buffers, double execMs, long calls, List<String> top) {}
+  record Work(long buffers, double execMs, List<String> top) {}
 
   private ScaleStatements() {}
 
@@ -116,16 +116,14 @@ final class ScaleStatements {
         Statement st = c.createStatement()) {
       long buffers;
       double ms;
-      long calls;
       try (ResultSet rs =
           st.executeQuery(
               "SELECT coalesce(sum(shared_blks_hit + shared_blks_read), 0),"
-                  + " coalesce(sum(total_exec_time), 0), coalesce(sum(calls), 0)"
+                  + " coalesce(sum(total_exec_time), 0)"
                   + where)) {
         rs.next();
         buffers = rs.getLong(1);
         ms = rs.getDouble(2);
-        calls = rs.getLong(3);
       }
       List<String> top = new ArrayList<>();
       try (ResultSet rs =
@@ -138,7 +136,7 @@ final class ScaleStatements {
           top.add(rs.getLong(1) + " buffers / " + rs.getLong(2) + " calls: " + rs.getString(3));
         }
       }
-      return new Work(buffers, ms, calls, top);
+      return new Work(buffers, ms, top);
     }
   }
 
