@@ -43,8 +43,10 @@ public final class ConsoleFlush extends Filter<ILoggingEvent> {
   }
 
   /**
-   * Waits until every line logged before this call through an {@link AsyncAppender} is written (no
-   * time limit while the appender runs: a blocked stdout blocks the document as well).
+   * Waits until every line logged before this call through an {@link AsyncAppender} whose target
+   * carries this filter is written (no time limit while the appender runs: a blocked stdout blocks
+   * the document as well). Other asynchronous appenders (a deployment's own Logback configuration)
+   * are left alone: nothing on their side would release the wait.
    */
   public static void flushAll() {
     if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
@@ -56,11 +58,22 @@ public final class ConsoleFlush extends Filter<ILoggingEvent> {
   public static void flushAll(LoggerContext context) {
     for (Logger logger : context.getLoggerList()) {
       for (Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders(); it.hasNext(); ) {
-        if (it.next() instanceof AsyncAppender async) {
+        if (it.next() instanceof AsyncAppender async && releasesMarkers(async)) {
           flush(async, logger);
         }
       }
     }
+  }
+
+  /** Whether an appender {@code async} writes to carries a {@code ConsoleFlush} filter. */
+  private static boolean releasesMarkers(AsyncAppender async) {
+    for (Iterator<Appender<ILoggingEvent>> it = async.iteratorForAppenders(); it.hasNext(); ) {
+      if (it.next().getCopyOfAttachedFiltersList().stream()
+          .anyMatch(f -> f instanceof ConsoleFlush)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void flush(AsyncAppender async, Logger logger) {

@@ -154,4 +154,24 @@ class ConsoleQueueTest {
     flushAll();
     assertThat(lines()).containsExactly("after the flush");
   }
+
+  @Test
+  void a_flush_passes_over_an_async_appender_without_the_filter() {
+    context.setMDCAdapter(new LogbackMDCAdapter());
+    ch.qos.logback.core.read.ListAppender<ILoggingEvent> target =
+        new ch.qos.logback.core.read.ListAppender<>();
+    target.setContext(context);
+    target.start();
+    AsyncAppender own = new AsyncAppender();
+    own.setContext(context);
+    own.addAppender(target);
+    own.start();
+    Logger other = context.getLogger("a deployment's own");
+    other.addAppender(own);
+
+    // Nothing on that appender's side releases a flush marker: waiting for it would never end.
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        java.time.Duration.ofSeconds(10), this::flushAll);
+    assertThat(target.list).isEmpty();
+  }
 }
