@@ -307,7 +307,7 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 ephemeral_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() {
   local p
-  for p in $(shuf -i 10000-$((ephemeral_low - 1)) -n 100); do
+  for p in $(shuf -i 10000-$((ephemeral_low > 11000 ? ephemeral_low - 1 : 65000)) -n 100); do
     if port_free "$p" && [[ "$p" != "${1:-}" ]]; then echo "$p"; return; fi
   done
   die "no free port found"
@@ -318,6 +318,7 @@ runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" -U postgres -A trust --n
   { cat "$work/initdb.log" >&2; die "initdb failed"; }
 for attempt in 1 2 3; do # a port taken between the probe and the bind: another port
   pg_port="$(free_port)"
+  rm -f "$pgdir/server.log" # each attempt's log alone: only this one's bind failure is retried
   runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $pgdir -c fsync=off" start >/dev/null && break
   grep -q "Address already in use" "$pgdir/server.log" && ((attempt < 3)) ||

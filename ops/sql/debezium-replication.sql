@@ -1,6 +1,6 @@
 -- reaper.outbox.mode=debezium: what the platform's Debezium connector (ops/kafka-connect/) needs in the messenger
--- database, with the least privilege. Run as a superuser (or a role with CREATEROLE and the table's ownership) in the
--- messenger database, after the migrations (V9 creates messenger.integration_outbox_debezium) and BEFORE the workers
+-- database, with the least privilege. Run as a superuser (on PostgreSQL 16 and later also a role with CREATEROLE and
+-- REPLICATION that owns the table) in the messenger database, after the migrations (V9 creates messenger.integration_outbox_debezium) and BEFORE the workers
 -- switch to debezium mode: the slot created here keeps the WAL from this moment, so no row written after it is missed,
 -- even before the connector first starts. Then set the password out of band: ALTER ROLE conference_reaper_cdc PASSWORD '…';
 -- Idempotent: run it again after a new migration like least-privilege-grants.sql.

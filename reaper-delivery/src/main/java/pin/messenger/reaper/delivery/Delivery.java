@@ -31,15 +31,6 @@ public final class Delivery implements ReaperObserver, AutoCloseable {
   private Instant lastSweep = Instant.MIN;
   private volatile boolean stopping;
 
-  public Delivery(
-      @Nullable OutboxRelay relay,
-      @Nullable RecorderStopDispatcher recorder,
-      RelayOptions relayOptions,
-      RecorderOptions recorderOptions,
-      Clock clock) {
-    this(relay, recorder, relayOptions, recorderOptions, clock, null);
-  }
-
   /** {@code topicCheck}: run once at {@link #start()} when the relay is on; null for none. */
   public Delivery(
       @Nullable OutboxRelay relay,
@@ -61,7 +52,7 @@ public final class Delivery implements ReaperObserver, AutoCloseable {
                 this::relayStep,
                 clock,
                 relayOptions.pollInterval(),
-                new Backoff(relayOptions.retryBase(), relayOptions.retryCap()));
+                relayOptions.backoff());
     this.recorderLoop =
         recorder == null
             ? null
@@ -70,7 +61,7 @@ public final class Delivery implements ReaperObserver, AutoCloseable {
                 recorder,
                 clock,
                 recorderOptions.pollInterval(),
-                new Backoff(recorderOptions.retryBase(), recorderOptions.retryCap()));
+                recorderOptions.backoff());
   }
 
   public @Nullable OutboxRelay relay() {

@@ -20,9 +20,9 @@ public final class DevLauncher implements ReaperCli.Extension {
       Development launcher (bin/reaper) only:
         demo [--duration 60s]   a fresh embedded PostgreSQL + a simulated messenger with short
                                 timeouts; a line per cycle, an SLO summary at the end (or Ctrl-C)
-        bench [--quick]         the benchmark of docs/benchmarks.md on a fresh embedded PostgreSQL
-                                (full: ~10 min and ~10M rows; --quick: ~3 min, stops at 1M); its
-                                own jar (module reaper-bench), built on first use
+        bench [--quick] [--only <sections>]
+                                the benchmarks of docs/benchmarks.md (sections and durations
+                                there); their own jar (module reaper-bench), built on first use
         prepare [worker|dev]    build, unpack and train the start-up caches of both jars (or one), then exit
         which-java              the java bin/reaper would use (stdout); its version and start-up
                                 cache (stderr)

@@ -28,7 +28,7 @@ public final class ReaperCli {
   static final int EXIT_USAGE = 2;
 
   /**
-   * What a launcher adds to the worker's commands: more commands (demo, bench) and a database for
+   * What a launcher adds to the worker's commands: more commands (demo) and a database for
    * development when none is configured. The production jar runs with {@link #NONE}.
    */
   public interface Extension {
