@@ -122,7 +122,7 @@ final class HeartbeatLoad {
    * backends report their counters as they exit, so wait until {@code n_tup_upd} reaches {@code
    * expected} (or, with -1, stops moving).
    */
-  private static long[] flushedCounters(DataSource db, long expected) throws Exception {
+  static long[] flushedCounters(DataSource db, long expected) throws Exception {
     long[] last = {-1, -1};
     for (int i = 0; i < 200; i++) {
       long[] now = ScaleStatements.updates(db);

@@ -39,7 +39,7 @@ final class RateRooms {
       for (RatePlan.Room room : plan) {
         boolean provisioning = room.phase() == Phase.PROVISION_TIMEOUT;
         int participants = room.phase() == Phase.STALE_LIVE ? 2 : 0;
-        var reference = ScaleStatements.ts(room.reference());
+        var reference = Floors.ts(room.reference());
         ps.setObject(1, room.id());
         ps.setObject(2, room.id());
         ps.setObject(3, PLANTED);

@@ -153,7 +153,7 @@ public final class ScaleBench {
 
   /**
    * {@code cycles} runs of {@code cycle} with the heartbeat running; the heartbeat's connection
-   * closes at the end of the window, so its backend has reported its counters when they are read.
+   * closes at the end of the window, and its counters are read once its backend has reported them.
    */
   private Window window(UUID[] rooms, Cycle cycle) throws Exception {
     long[] updates0 = ScaleStatements.updates(db);
@@ -172,8 +172,8 @@ public final class ScaleBench {
       heartbeat.close();
       beats = heartbeat.beats();
     }
-    Thread.sleep(1500);
-    long[] updates1 = ScaleStatements.updates(db);
+    // The heartbeat's backend reports its counters as it exits: wait until they are in.
+    long[] updates1 = HeartbeatLoad.flushedCounters(db, updates0[0] + beats);
     long[] wal = ScaleStatements.wal(db, wal0, ScaleStatements.walLsn(db));
     return new Window(
         work,

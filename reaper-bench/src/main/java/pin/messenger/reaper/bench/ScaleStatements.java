@@ -79,8 +79,8 @@ final class ScaleStatements {
   static void oldIdle(DataSource db, Instant asOf, long[] windowsMicros) throws SQLException {
     try (Connection c = db.getConnection()) {
       try (PreparedStatement ps = c.prepareStatement(OLD_STALE_LIVE_CANDIDATES)) {
-        ps.setObject(1, ts(asOf.minusNanos(windowsMicros[2] * 1000)));
-        ps.setObject(2, ts(asOf));
+        ps.setObject(1, Floors.ts(asOf.minusNanos(windowsMicros[2] * 1000)));
+        ps.setObject(2, Floors.ts(asOf));
         ps.setInt(3, 200);
         ps.executeQuery().close();
       }
@@ -92,7 +92,7 @@ final class ScaleStatements {
       }
       try (PreparedStatement ps = c.prepareStatement(OLD_BACKLOG)) {
         for (int i = 0; i < 3; i++) {
-          ps.setObject(i + 1, ts(asOf.minusNanos(windowsMicros[i] * 1000)));
+          ps.setObject(i + 1, Floors.ts(asOf.minusNanos(windowsMicros[i] * 1000)));
         }
         ps.executeQuery().close();
       }
@@ -217,9 +217,5 @@ final class ScaleStatements {
         Statement st = c.createStatement()) {
       st.execute(sql);
     }
-  }
-
-  static java.time.OffsetDateTime ts(Instant i) {
-    return i.atOffset(java.time.ZoneOffset.UTC);
   }
 }

@@ -532,18 +532,7 @@ class ReaperConcurrencyTest extends DatabaseTest {
     @Override
     public RunLock tryAcquireRunLock(
         Duration ttl, Instant asOf, ConferenceRoomReaperOptions options) {
-      return new RunLock() {
-        @Override
-        public boolean acquired() {
-          return true;
-        }
-
-        @Override
-        public void verifyHeld() {}
-
-        @Override
-        public void close() {}
-      };
+      return new AlwaysHeld();
     }
 
     @Override
